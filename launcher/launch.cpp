@@ -1,0 +1,198 @@
+#include "launch.h"
+
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <new>
+#include <optional>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "command_path.h"
+#include "exit_codes.h"
+#include "kernel/arch.h"
+#include "kernel/landlock.h"
+#include "kernel/seccomp.h"
+#include "plan/plan.h"
+#include "supervisor/path_binding.h"
+
+extern char** environ;
+
+namespace aasm {
+namespace {
+
+// The first kernel release of each Landlock ABI, for refusal messages.
+const char* kernel_for_landlock_abi(uint32_t abi) {
+  static const char* const kReleases[] = {"", "5.13", "5.19", "6.2", "6.7", "6.10", "6.12", "6.15"};
+  return abi < std::size(kReleases) ? kReleases[abi] : "a newer kernel";
+}
+
+int refuse(const std::string& message) {
+  std::fprintf(stderr, "aasm-launch: error: %s\n", message.c_str());
+  return exit_code::kLauncherError;
+}
+
+// What the child reports when a step before or at exec fails. It lives in a
+// shared anonymous page so the child reports with a plain store, without a
+// system call its own seccomp filter might forbid; a successful exec drops
+// the mapping from the child, so the page stays zero.
+enum class ChildStage : uint32_t { kNone, kParentGone, kNoNewPrivs, kLandlock, kSeccomp, kExec };
+
+struct ChildReport {
+  std::atomic<uint32_t> stage;
+  std::atomic<int32_t> error;
+};
+
+const char* stage_name(ChildStage stage) {
+  switch (stage) {
+    case ChildStage::kNone: return "none";
+    case ChildStage::kParentGone: return "parent-death check";
+    case ChildStage::kNoNewPrivs: return "no_new_privs";
+    case ChildStage::kLandlock: return "landlock_restrict_self";
+    case ChildStage::kSeccomp: return "seccomp filter";
+    case ChildStage::kExec: return "execve";
+  }
+  return "?";
+}
+
+struct Prepared {
+  plan::Plan plan;
+  std::string executable;
+  int ruleset_fd = -1;
+  std::optional<seccomp::PreparedFilter> filter;
+};
+
+[[noreturn]] void child_fail(ChildReport* report, ChildStage stage, int error) {
+  report->error.store(error);
+  report->stage.store(uint32_t(stage));
+  _exit(stage == ChildStage::kExec ? (error == ENOENT ? exit_code::kNotFound : exit_code::kCannotExecute)
+                                   : exit_code::kLauncherError);
+}
+
+// Runs in the forked child. Order matters: no_new_privs before Landlock and
+// seccomp (both require it without CAP_SYS_ADMIN); the seccomp filter last,
+// so nothing after it needs a system call but execve.
+[[noreturn]] void run_child(Prepared& prepared, char* const argv[], pid_t supervisor, ChildReport* report) {
+  // Die with the supervisor; re-check in case it died before prctl took effect.
+  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != supervisor)
+    child_fail(report, ChildStage::kParentGone, ESRCH);
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) child_fail(report, ChildStage::kNoNewPrivs, errno);
+  if (prepared.ruleset_fd >= 0) {
+    if (int error = landlock::restrict_self(prepared.ruleset_fd)) child_fail(report, ChildStage::kLandlock, error);
+    ::close(prepared.ruleset_fd);
+  }
+  if (prepared.filter) {
+    if (int error = seccomp::install(*prepared.filter)) child_fail(report, ChildStage::kSeccomp, error);
+  }
+  ::execve(prepared.executable.c_str(), argv, environ);
+  child_fail(report, ChildStage::kExec, errno);
+}
+
+Result<plan::Plan> load_verified_plan(const LaunchRequest& request) {
+  auto bytes = plan::read_plan_file(request.plan_path);
+  if (!bytes) return bytes.error();
+  auto decoded = plan::decode_plan(*bytes);
+  if (!decoded) return make_error(request.plan_path + ": " + decoded.error().message);
+  if (request.expect_digest) {
+    const std::string actual = to_hex(plan::plan_digest(*bytes));
+    if (actual != *request.expect_digest)
+      return make_error(request.plan_path + ": digest " + actual + " is not the expected " + *request.expect_digest);
+  }
+  return decoded;
+}
+
+Status check_host_floors(const plan::Plan& plan) {
+  if (!plan.seccomp.empty() && !plan::find_program(plan, kNativeAuditArch)) {
+    std::string has;
+    for (const auto& program : plan.seccomp) has += std::string(has.empty() ? "" : ", ") + plan::audit_arch_name(program.audit_arch);
+    return make_error(std::string("syscall: the plan has no seccomp program for this host's architecture (") +
+                      plan::audit_arch_name(kNativeAuditArch) + "; it has " + has +
+                      "); recompile with --arch " + plan::audit_arch_name(kNativeAuditArch));
+  }
+  if (plan.landlock) {
+    const landlock::AbiProbe probe = landlock::probe_abi();
+    const uint32_t floor = plan.landlock->min_abi;
+    if (probe.abi == 0)
+      return make_error(std::string("filesystem: the plan needs Landlock ABI ") + std::to_string(floor) +
+                        " but this kernel has no Landlock (landlock_create_ruleset: " + std::strerror(probe.error) +
+                        "); boot Linux " + kernel_for_landlock_abi(floor) +
+                        " or later with CONFIG_SECURITY_LANDLOCK=y and landlock in the lsm= list");
+    if (uint32_t(probe.abi) < floor)
+      return make_error("filesystem: the plan needs Landlock ABI " + std::to_string(floor) + ", this kernel has ABI " +
+                        std::to_string(probe.abi) + "; Linux " + kernel_for_landlock_abi(floor) + " or later provides it");
+  }
+  return Ok{};
+}
+
+Result<Prepared> prepare(const LaunchRequest& request, int& lookup_errno) {
+  auto plan = load_verified_plan(request);
+  if (!plan) return plan.error();
+  if (Status floors = check_host_floors(*plan); !floors) return floors.error();
+  auto executable = find_command(request.command.front(), lookup_errno);
+  if (!executable) return executable.error();
+
+  Prepared prepared{std::move(*plan), std::move(*executable), -1, std::nullopt};
+  if (prepared.plan.landlock) {
+    auto context = current_launch_context();
+    if (!context) return context.error();
+    auto bound = bind_landlock_ruleset(*prepared.plan.landlock, *context);
+    if (!bound) return bound.error();
+    prepared.ruleset_fd = bound->ruleset_fd;
+  }
+  if (const plan::SeccompProgram* program = plan::find_program(prepared.plan, kNativeAuditArch))
+    prepared.filter = seccomp::prepare(*program);
+  return prepared;
+}
+
+int wait_for(pid_t child) {
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0) {
+    if (errno != EINTR) return refuse(std::string("waitpid: ") + std::strerror(errno));
+  }
+  if (WIFSIGNALED(status)) return exit_code::kSignalBase + WTERMSIG(status);
+  return WEXITSTATUS(status);
+}
+
+}  // namespace
+
+int launch(const LaunchRequest& request) {
+  int lookup_errno = 0;
+  auto prepared = prepare(request, lookup_errno);
+  if (!prepared) {
+    std::fprintf(stderr, "aasm-launch: error: %s\n", prepared.error().message.c_str());
+    if (lookup_errno == ENOENT) return exit_code::kNotFound;
+    if (lookup_errno != 0) return exit_code::kCannotExecute;
+    return exit_code::kLauncherError;
+  }
+
+  void* page = ::mmap(nullptr, sizeof(ChildReport), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (page == MAP_FAILED) return refuse(std::string("mmap: ") + std::strerror(errno));
+  auto* report = new (page) ChildReport{};
+
+  std::vector<char*> argv;
+  for (const std::string& arg : request.command) argv.push_back(const_cast<char*>(arg.c_str()));
+  argv.push_back(nullptr);
+
+  const pid_t supervisor = ::getpid();
+  const pid_t child = ::fork();
+  if (child < 0) return refuse(std::string("fork: ") + std::strerror(errno));
+  if (child == 0) run_child(*prepared, argv.data(), supervisor, report);
+  if (prepared->ruleset_fd >= 0) ::close(prepared->ruleset_fd);
+
+  const int code = wait_for(child);
+  const auto stage = ChildStage(report->stage.load());
+  if (stage != ChildStage::kNone) {
+    const int error = report->error.load();
+    std::fprintf(stderr, "aasm-launch: error: %s '%s': %s: %s\n",
+                 stage == ChildStage::kExec ? "cannot execute" : "cannot confine",
+                 request.command.front().c_str(), stage_name(stage), std::strerror(error));
+  }
+  return code;
+}
+
+}  // namespace aasm

@@ -1,0 +1,20 @@
+// The native launch sequence (../docs/architecture.md, "Launch sequence").
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace aasm {
+
+struct LaunchRequest {
+  std::string plan_path;
+  std::optional<std::string> expect_digest;  // hex SHA-256 the plan must have
+  std::vector<std::string> command;          // argv of the confined command
+};
+
+// Runs the command under the plan; returns the launcher's exit code. Errors
+// are printed once, as one line on stderr.
+int launch(const LaunchRequest& request);
+
+}  // namespace aasm

@@ -1,0 +1,60 @@
+// aasm-launch: run a command under a precompiled plan.
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "exit_codes.h"
+#include "launch.h"
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: aasm-launch [--expect-digest SHA256] PLAN -- COMMAND [ARG...]\n"
+    "\n"
+    "Runs COMMAND confined by the precompiled PLAN (from `aasmc compile`).\n"
+    "Exit status: the command's own; 125 launcher or plan error; 126 cannot\n"
+    "execute; 127 not found; 128+N killed by signal N.\n";
+
+int usage_error(const std::string& message) {
+  std::fprintf(stderr, "aasm-launch: error: %s\n%s", message.c_str(), kUsage);
+  return aasm::exit_code::kLauncherError;
+}
+
+bool is_hex_digest(const std::string& s) {
+  if (s.size() != 64) return false;
+  for (char c : s)
+    if (!std::strchr("0123456789abcdef", c)) return false;
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  aasm::LaunchRequest request;
+  int i = 1;
+  for (; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--") break;
+    if (arg == "-h" || arg == "--help") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+    if (arg == "--expect-digest") {
+      if (i + 1 >= argc) return usage_error("--expect-digest needs a value");
+      request.expect_digest = argv[++i];
+      if (!is_hex_digest(*request.expect_digest))
+        return usage_error("--expect-digest takes 64 lowercase hex digits");
+    } else if (arg.size() > 1 && arg[0] == '-') {
+      return usage_error("unknown option '" + arg + "'");
+    } else if (request.plan_path.empty()) {
+      request.plan_path = arg;
+    } else {
+      return usage_error("unexpected argument '" + arg + "' (put the command after --)");
+    }
+  }
+  if (request.plan_path.empty()) return usage_error("no plan given");
+  if (i >= argc) return usage_error("no command given: use `aasm-launch PLAN -- COMMAND [ARG...]`");
+  for (++i; i < argc; ++i) request.command.emplace_back(argv[i]);
+  if (request.command.empty()) return usage_error("no command after --");
+  return aasm::launch(request);
+}

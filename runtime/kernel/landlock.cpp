@@ -1,0 +1,57 @@
+#include "kernel/landlock.h"
+
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstddef>
+#include <cstring>
+
+#include "kernel/landlock_uapi.h"
+
+namespace aasm::landlock {
+
+AbiProbe probe_abi() {
+  AbiProbe probe;
+  const long abi = ::syscall(kSysCreateRuleset, nullptr, 0, kCreateRulesetVersion);
+  if (abi < 0) {
+    probe.error = errno;
+    return probe;
+  }
+  probe.abi = int(abi);
+  if (abi >= 7) {
+    const long errata = ::syscall(kSysCreateRuleset, nullptr, 0, kCreateRulesetErrata);
+    if (errata > 0) probe.errata = uint32_t(errata);
+  }
+  return probe;
+}
+
+Result<int> create_ruleset(const plan::LandlockRuleset& ruleset) {
+  RulesetAttr attr{ruleset.handled_fs, ruleset.handled_net, ruleset.scoped};
+  // Older kernels reject a larger struct with non-zero unknown fields, so pass
+  // only the prefix the plan uses.
+  size_t size = sizeof attr;
+  if (attr.scoped == 0) size = offsetof(RulesetAttr, scoped);
+  if (attr.scoped == 0 && attr.handled_access_net == 0) size = offsetof(RulesetAttr, handled_access_net);
+  const long fd = ::syscall(kSysCreateRuleset, &attr, size, 0);
+  if (fd < 0) return make_error(std::string("landlock_create_ruleset: ") + std::strerror(errno));
+  return int(fd);
+}
+
+Status add_path_rule(int ruleset_fd, int path_fd, uint64_t access) {
+  struct stat st {};
+  if (::fstat(path_fd, &st) != 0) return make_error(std::string("fstat: ") + std::strerror(errno));
+  if (!S_ISDIR(st.st_mode)) access &= fs::kFileRights;
+  if (access == 0) return Ok{};  // e.g. read_dir only, on a file: nothing to grant
+  PathBeneathAttr attr{access, path_fd};
+  if (::syscall(kSysAddRule, ruleset_fd, kRulePathBeneath, &attr, 0) != 0)
+    return make_error(std::string("landlock_add_rule: ") + std::strerror(errno));
+  return Ok{};
+}
+
+int restrict_self(int ruleset_fd) {
+  return ::syscall(kSysRestrictSelf, ruleset_fd, 0) == 0 ? 0 : errno;
+}
+
+}  // namespace aasm::landlock

@@ -1,0 +1,31 @@
+// Landlock applier: probe the ABI, build a ruleset from a plan, restrict.
+#pragma once
+
+#include <cstdint>
+
+#include "plan/plan.h"
+#include "support/result.h"
+
+namespace aasm::landlock {
+
+struct AbiProbe {
+  int abi = 0;        // 0 when Landlock is unavailable
+  int error = 0;      // errno of the probe when abi == 0
+  uint32_t errata = 0;
+};
+
+AbiProbe probe_abi();
+
+// Creates the ruleset (close-on-exec fd) with the plan's handled rights.
+Result<int> create_ruleset(const plan::LandlockRuleset& ruleset);
+
+// Grants `access` beneath the object `path_fd` (an O_PATH descriptor).
+// Directory-only rights are dropped for non-directories, as the kernel
+// requires.
+Status add_path_rule(int ruleset_fd, int path_fd, uint64_t access);
+
+// Enforces the ruleset on the calling thread. Needs no_new_privs (or
+// CAP_SYS_ADMIN). Returns errno on failure; async-signal-safe.
+int restrict_self(int ruleset_fd);
+
+}  // namespace aasm::landlock

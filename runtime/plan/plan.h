@@ -1,0 +1,90 @@
+// The decoded plan: what the compiler writes and the launcher reads. Plain
+// data; the byte layout lives in writer.cpp and reader.cpp only.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "crypto/sha256.h"
+#include "plan/format.h"
+#include "support/result.h"
+
+namespace aasm::plan {
+
+// A rule path is a template: an optional launch-time variable, then the rest.
+enum class PathBase : uint16_t { kAbsolute = 0, kCwd = 1, kHome = 2 };
+
+inline constexpr uint16_t kRuleOptional = 1u << 0;  // missing at launch: skip, report
+
+struct LandlockRule {
+  uint64_t access = 0;       // LANDLOCK_ACCESS_FS_* granted beneath the path
+  PathBase base = PathBase::kAbsolute;
+  uint16_t flags = 0;
+  std::string path;          // absolute, or the suffix after the variable ("" or "/x")
+  bool operator==(const LandlockRule&) const = default;
+};
+
+struct LandlockRuleset {
+  uint32_t min_abi = 1;      // lowest Landlock ABI that enforces this as written
+  uint64_t handled_fs = 0;   // rights denied unless a rule grants them
+  uint64_t handled_net = 0;
+  uint64_t scoped = 0;
+  std::vector<LandlockRule> rules;
+  bool operator==(const LandlockRuleset&) const = default;
+};
+
+struct BpfInstruction {
+  uint16_t code = 0;
+  uint8_t jt = 0;
+  uint8_t jf = 0;
+  uint32_t k = 0;
+  bool operator==(const BpfInstruction&) const = default;
+};
+
+enum class FilterMode : uint32_t { kAllowlist = 1, kDenylist = 2 };
+
+struct SeccompProgram {
+  uint32_t audit_arch = 0;
+  FilterMode mode = FilterMode::kAllowlist;
+  uint32_t default_action = 0;  // SECCOMP_RET_* value for syscalls not listed
+  std::vector<BpfInstruction> instructions;
+  bool operator==(const SeccompProgram&) const = default;
+};
+
+enum class SyscallOrigin : uint16_t { kPolicy = 1, kStartup = 2 };
+
+struct SyscallEntry {
+  std::string name;
+  SyscallOrigin origin = SyscallOrigin::kPolicy;
+  uint32_t action = 0;        // SECCOMP_RET_* value
+  bool operator==(const SyscallEntry&) const = default;
+};
+
+struct Plan {
+  std::vector<std::pair<std::string, std::string>> meta;  // sorted by key
+  std::optional<LandlockRuleset> landlock;
+  std::vector<SeccompProgram> seccomp;  // sorted by audit_arch
+  std::vector<SyscallEntry> syscalls;   // sorted by name
+  bool operator==(const Plan&) const = default;
+};
+
+// Canonical bytes of a plan, digest trailer included. Same plan, same bytes.
+std::vector<uint8_t> encode_plan(const Plan& plan);
+
+// Verifies (limits, magic, version, size, digest, section table) and decodes.
+Result<Plan> decode_plan(std::span<const uint8_t> bytes);
+
+// Reads a plan file with the size limit applied before the read.
+Result<std::vector<uint8_t>> read_plan_file(const std::string& path);
+
+// The SHA-256 trailer of an encoded plan (its identity).
+Sha256Digest plan_digest(std::span<const uint8_t> bytes);
+
+const SeccompProgram* find_program(const Plan& plan, uint32_t audit_arch);
+const char* audit_arch_name(uint32_t audit_arch);
+
+}  // namespace aasm::plan

@@ -1,0 +1,301 @@
+// Bounds-checked plan decoding. Every length and offset is checked against
+// the buffer and the fixed limits in format.h before it is used; the fuzz
+// target in tests/fuzz drives this file.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "plan/codec.h"
+#include "plan/plan.h"
+
+namespace aasm::plan {
+namespace {
+
+struct SectionEntry {
+  uint32_t type;
+  uint32_t flags;
+  uint64_t offset;
+  uint64_t length;
+};
+
+Error fault(const std::string& what) { return make_error("invalid plan: " + what); }
+
+bool is_known(uint32_t type) {
+  return type >= uint32_t(SectionType::kMeta) && type <= uint32_t(SectionType::kSyscallManifest);
+}
+
+const char* section_name(uint32_t type) {
+  switch (SectionType(type)) {
+    case SectionType::kMeta: return "meta";
+    case SectionType::kLandlock: return "landlock";
+    case SectionType::kSeccompProgram: return "seccomp-program";
+    case SectionType::kSyscallManifest: return "syscall-manifest";
+  }
+  return "unknown";
+}
+
+Status check_header(std::span<const uint8_t> bytes) {
+  const size_t minimum = kHeaderSize + kDigestSize;
+  if (bytes.empty()) return fault("the file is empty");
+  if (bytes.size() > kMaxPlanSize)
+    return fault(std::to_string(bytes.size()) + " bytes is over the " +
+                 std::to_string(kMaxPlanSize) + "-byte limit");
+  if (bytes.size() < sizeof kMagic || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
+    return fault("not an aasm plan (bad magic; expected \"AASMPLAN\")");
+  if (bytes.size() < minimum)
+    return fault("truncated: " + std::to_string(bytes.size()) + " bytes, less than the " +
+                 std::to_string(minimum) + "-byte minimum");
+  ByteReader r(bytes.subspan(sizeof kMagic));
+  const uint16_t version = r.u16();
+  const uint16_t header_size = r.u16();
+  r.u32();  // section count, checked by the table reader
+  const uint64_t file_size = r.u64();
+  if (version > kFormatVersion)
+    return fault("format version " + std::to_string(version) +
+                 " is newer than this launcher reads (" + std::to_string(kFormatVersion) +
+                 "); upgrade aasm-launch or compile with a matching aasmc");
+  if (version != kFormatVersion)
+    return fault("format version " + std::to_string(version) + " is not supported (expected " +
+                 std::to_string(kFormatVersion) + ")");
+  if (header_size != kHeaderSize) return fault("header size " + std::to_string(header_size) + " is not 32");
+  if (file_size != bytes.size())
+    return fault("truncated or extended: the header records " + std::to_string(file_size) +
+                 " bytes, the file has " + std::to_string(bytes.size()));
+  const auto body = bytes.first(bytes.size() - kDigestSize);
+  const Sha256Digest computed = sha256(body);
+  if (!std::equal(computed.begin(), computed.end(), bytes.end() - kDigestSize))
+    return fault("SHA-256 digest mismatch: the file is corrupt or was changed after compiling "
+                 "(recorded " + to_hex(bytes.last(kDigestSize)) + ", computed " + to_hex(computed) + ")");
+  return Ok{};
+}
+
+Result<std::vector<SectionEntry>> read_section_table(std::span<const uint8_t> bytes) {
+  ByteReader header(bytes.subspan(12));
+  const uint32_t count = header.u32();
+  header.u64();
+  const uint32_t flags = header.u32();
+  const uint32_t reserved = header.u32();
+  if (flags != 0 || reserved != 0) return fault("header flags are set but none are defined");
+  if (count > kMaxSections)
+    return fault(std::to_string(count) + " sections is over the limit of " + std::to_string(kMaxSections));
+  const uint64_t table_end = kHeaderSize + uint64_t(count) * kSectionEntrySize;
+  const uint64_t body_end = bytes.size() - kDigestSize;
+  if (table_end > body_end) return fault("the section table runs past the end of the file");
+
+  std::vector<SectionEntry> entries;
+  ByteReader r(bytes.subspan(kHeaderSize, table_end - kHeaderSize));
+  uint64_t previous_end = table_end;
+  for (uint32_t i = 0; i < count; ++i) {
+    SectionEntry e{r.u32(), r.u32(), r.u64(), r.u64()};
+    const std::string where = "section " + std::to_string(i) + " (" + section_name(e.type) + ")";
+    if (e.flags & ~kKnownSectionFlags) return fault(where + " has undefined flag bits");
+    if (e.offset % kSectionAlignment) return fault(where + " is not 8-byte aligned");
+    if (e.offset < previous_end) return fault(where + " overlaps the table or the section before it");
+    if (e.offset > body_end || e.length > body_end - e.offset)
+      return fault(where + " runs past the end of the file");
+    // Gaps are alignment padding and must be zero, so one plan has one encoding.
+    for (uint64_t p = previous_end; p < e.offset; ++p)
+      if (bytes[p] != 0) return fault("non-zero padding before " + where);
+    previous_end = e.offset + e.length;
+    entries.push_back(e);
+  }
+  if (body_end - previous_end >= kSectionAlignment) return fault("unreferenced bytes after the last section");
+  for (uint64_t p = previous_end; p < body_end; ++p)
+    if (bytes[p] != 0) return fault("non-zero padding after the last section");
+  return entries;
+}
+
+bool is_clean_path_text(const std::string& path) {
+  return path.size() <= kMaxPathBytes && path.find('\0') == std::string::npos;
+}
+
+Status decode_meta(ByteReader& r, Plan& plan) {
+  const uint32_t count = r.u32();
+  if (count > kMaxListEntries) return fault("meta has too many entries");
+  for (uint32_t i = 0; i < count && r.ok(); ++i) {
+    std::string key = r.str16();
+    std::string value = r.str16();
+    if (!plan.meta.empty() && key <= plan.meta.back().first) return fault("meta keys are not sorted and unique");
+    plan.meta.emplace_back(std::move(key), std::move(value));
+  }
+  return Ok{};
+}
+
+Status decode_landlock(ByteReader& r, Plan& plan) {
+  if (plan.landlock) return fault("two landlock sections");
+  LandlockRuleset ruleset;
+  ruleset.min_abi = r.u32();
+  const uint32_t count = r.u32();
+  ruleset.handled_fs = r.u64();
+  ruleset.handled_net = r.u64();
+  ruleset.scoped = r.u64();
+  if (count > kMaxLandlockRules) return fault("landlock section has " + std::to_string(count) + " rules, over the limit");
+  if (ruleset.min_abi == 0) return fault("landlock ABI floor 0 is not an ABI");
+  for (uint32_t i = 0; i < count && r.ok(); ++i) {
+    LandlockRule rule;
+    rule.access = r.u64();
+    const uint16_t base = r.u16();
+    rule.flags = r.u16();
+    rule.path = r.str16();
+    if (!r.ok()) break;
+    const std::string where = "landlock rule " + std::to_string(i);
+    if (base > uint16_t(PathBase::kHome)) return fault(where + " has an unknown path variable");
+    rule.base = PathBase(base);
+    if (rule.flags & ~kRuleOptional) return fault(where + " has undefined flag bits");
+    if (rule.access == 0 || (rule.access & ~ruleset.handled_fs))
+      return fault(where + " grants rights the ruleset does not handle");
+    if (!is_clean_path_text(rule.path)) return fault(where + " has an invalid path");
+    const bool absolute = rule.base == PathBase::kAbsolute;
+    if (absolute ? rule.path.empty() || rule.path[0] != '/' : !rule.path.empty() && rule.path[0] != '/')
+      return fault(where + " has a path that is not absolute");
+    ruleset.rules.push_back(std::move(rule));
+  }
+  plan.landlock = std::move(ruleset);
+  return Ok{};
+}
+
+Status decode_program(ByteReader& r, Plan& plan) {
+  SeccompProgram program;
+  program.audit_arch = r.u32();
+  const uint32_t mode = r.u32();
+  program.default_action = r.u32();
+  const uint32_t count = r.u32();
+  if (!r.ok()) return Ok{};
+  if (mode != uint32_t(FilterMode::kAllowlist) && mode != uint32_t(FilterMode::kDenylist))
+    return fault("seccomp program has an unknown filter mode " + std::to_string(mode));
+  program.mode = FilterMode(mode);
+  if (count == 0 || count > kMaxBpfInstructions)
+    return fault("seccomp program has " + std::to_string(count) + " instructions (1 to " +
+                 std::to_string(kMaxBpfInstructions) + " allowed)");
+  if (find_program(plan, program.audit_arch))
+    return fault(std::string("two seccomp programs for ") + audit_arch_name(program.audit_arch));
+  for (uint32_t i = 0; i < count && r.ok(); ++i)
+    program.instructions.push_back({r.u16(), r.u8(), r.u8(), r.u32()});
+  plan.seccomp.push_back(std::move(program));
+  return Ok{};
+}
+
+Status decode_manifest(ByteReader& r, Plan& plan) {
+  const uint32_t count = r.u32();
+  if (count > kMaxListEntries) return fault("syscall manifest has too many entries");
+  for (uint32_t i = 0; i < count && r.ok(); ++i) {
+    SyscallEntry entry;
+    const uint16_t origin = r.u16();
+    entry.action = r.u32();
+    entry.name = r.str16();
+    if (origin != uint16_t(SyscallOrigin::kPolicy) && origin != uint16_t(SyscallOrigin::kStartup))
+      return fault("syscall manifest entry has an unknown origin");
+    entry.origin = SyscallOrigin(origin);
+    plan.syscalls.push_back(std::move(entry));
+  }
+  return Ok{};
+}
+
+Status decode_section(const SectionEntry& e, std::span<const uint8_t> body, Plan& plan, bool& seen_meta,
+                      bool& seen_manifest) {
+  ByteReader r(body);
+  Status status = Ok{};
+  switch (SectionType(e.type)) {
+    case SectionType::kMeta:
+      if (seen_meta) return fault("two meta sections");
+      seen_meta = true;
+      status = decode_meta(r, plan);
+      break;
+    case SectionType::kLandlock: status = decode_landlock(r, plan); break;
+    case SectionType::kSeccompProgram: status = decode_program(r, plan); break;
+    case SectionType::kSyscallManifest:
+      if (seen_manifest) return fault("two syscall manifests");
+      seen_manifest = true;
+      status = decode_manifest(r, plan);
+      break;
+  }
+  if (!status) return status;
+  if (!r.ok()) return fault(std::string(section_name(e.type)) + " section is shorter than its contents");
+  if (!r.at_end()) return fault(std::string(section_name(e.type)) + " section has trailing bytes");
+  return Ok{};
+}
+
+}  // namespace
+
+Sha256Digest plan_digest(std::span<const uint8_t> bytes) {
+  Sha256Digest digest{};
+  if (bytes.size() >= kDigestSize) std::copy(bytes.end() - kDigestSize, bytes.end(), digest.begin());
+  return digest;
+}
+
+const SeccompProgram* find_program(const Plan& plan, uint32_t audit_arch) {
+  for (const SeccompProgram& program : plan.seccomp)
+    if (program.audit_arch == audit_arch) return &program;
+  return nullptr;
+}
+
+const char* audit_arch_name(uint32_t audit_arch) {
+  switch (audit_arch) {
+    case kAuditArchX86_64: return "x86_64";
+    case kAuditArchAarch64: return "aarch64";
+  }
+  return "unknown-arch";
+}
+
+Result<Plan> decode_plan(std::span<const uint8_t> bytes) {
+  if (Status header = check_header(bytes); !header) return header.error();
+  auto table = read_section_table(bytes);
+  if (!table) return table.error();
+  Plan plan;
+  bool seen_meta = false, seen_manifest = false;
+  for (const SectionEntry& e : *table) {
+    if (!is_known(e.type)) {
+      if (e.flags & kSectionCritical)
+        return fault("unknown critical section type " + std::to_string(e.type) +
+                     "; this plan needs a newer aasm-launch");
+      continue;  // unknown and not critical: skip
+    }
+    const bool critical_by_type = SectionType(e.type) == SectionType::kLandlock ||
+                                  SectionType(e.type) == SectionType::kSeccompProgram;
+    if (critical_by_type && !(e.flags & kSectionCritical))
+      return fault(std::string(section_name(e.type)) + " section is not marked critical");
+    if (Status s = decode_section(e, bytes.subspan(e.offset, e.length), plan, seen_meta, seen_manifest); !s)
+      return s.error();
+  }
+  if (!seen_meta) return fault("no meta section");
+  return plan;
+}
+
+Result<std::vector<uint8_t>> read_plan_file(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return make_error("cannot open plan '" + path + "': " + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return make_error("plan '" + path + "' is not a regular file");
+  }
+  if (uint64_t(st.st_size) > kMaxPlanSize) {
+    ::close(fd);
+    return fault("'" + path + "' is " + std::to_string(st.st_size) + " bytes, over the " +
+                 std::to_string(kMaxPlanSize) + "-byte limit");
+  }
+  // One byte more than the limit, so growth after fstat is still caught.
+  std::vector<uint8_t> bytes(size_t(st.st_size) + 1);
+  size_t got = 0;
+  while (got < bytes.size()) {
+    const ssize_t n = ::read(fd, bytes.data() + got, bytes.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int saved = errno;
+      ::close(fd);
+      return make_error("cannot read plan '" + path + "': " + std::strerror(saved));
+    }
+    if (n == 0) break;
+    got += size_t(n);
+  }
+  ::close(fd);
+  if (got > kMaxPlanSize) return fault("'" + path + "' grew past the size limit while being read");
+  bytes.resize(got);
+  return bytes;
+}
+
+}  // namespace aasm::plan

@@ -1,0 +1,114 @@
+// Canonical encoding of a plan (docs/plan-format.md). Determinism comes from
+// the inputs being sorted and every field having a fixed width.
+#include <cstring>
+
+#include "plan/codec.h"
+#include "plan/plan.h"
+
+namespace aasm::plan {
+namespace {
+
+struct Section {
+  SectionType type;
+  uint32_t flags;
+  std::vector<uint8_t> body;
+};
+
+std::vector<uint8_t> encode_meta(const Plan& plan) {
+  ByteWriter w;
+  w.u32(uint32_t(plan.meta.size()));
+  for (const auto& [key, value] : plan.meta) {
+    w.str16(key);
+    w.str16(value);
+  }
+  return std::move(w.bytes());
+}
+
+std::vector<uint8_t> encode_landlock(const LandlockRuleset& ruleset) {
+  ByteWriter w;
+  w.u32(ruleset.min_abi);
+  w.u32(uint32_t(ruleset.rules.size()));
+  w.u64(ruleset.handled_fs);
+  w.u64(ruleset.handled_net);
+  w.u64(ruleset.scoped);
+  for (const LandlockRule& rule : ruleset.rules) {
+    w.u64(rule.access);
+    w.u16(uint16_t(rule.base));
+    w.u16(rule.flags);
+    w.str16(rule.path);
+  }
+  return std::move(w.bytes());
+}
+
+std::vector<uint8_t> encode_program(const SeccompProgram& program) {
+  ByteWriter w;
+  w.u32(program.audit_arch);
+  w.u32(uint32_t(program.mode));
+  w.u32(program.default_action);
+  w.u32(uint32_t(program.instructions.size()));
+  for (const BpfInstruction& insn : program.instructions) {
+    w.u16(insn.code);
+    w.u8(insn.jt);
+    w.u8(insn.jf);
+    w.u32(insn.k);
+  }
+  return std::move(w.bytes());
+}
+
+std::vector<uint8_t> encode_manifest(const Plan& plan) {
+  ByteWriter w;
+  w.u32(uint32_t(plan.syscalls.size()));
+  for (const SyscallEntry& entry : plan.syscalls) {
+    w.u16(uint16_t(entry.origin));
+    w.u32(entry.action);
+    w.str16(entry.name);
+  }
+  return std::move(w.bytes());
+}
+
+std::vector<Section> sections_of(const Plan& plan) {
+  std::vector<Section> sections;
+  sections.push_back({SectionType::kMeta, 0, encode_meta(plan)});
+  if (plan.landlock)
+    sections.push_back({SectionType::kLandlock, kSectionCritical, encode_landlock(*plan.landlock)});
+  for (const SeccompProgram& program : plan.seccomp)
+    sections.push_back({SectionType::kSeccompProgram, kSectionCritical, encode_program(program)});
+  sections.push_back({SectionType::kSyscallManifest, 0, encode_manifest(plan)});
+  return sections;
+}
+
+}  // namespace
+
+std::vector<uint8_t> encode_plan(const Plan& plan) {
+  std::vector<Section> sections = sections_of(plan);
+  ByteWriter w;
+  w.raw({reinterpret_cast<const uint8_t*>(kMagic), sizeof kMagic});
+  w.u16(kFormatVersion);
+  w.u16(uint16_t(kHeaderSize));
+  w.u32(uint32_t(sections.size()));
+  const size_t file_size_at = w.size();
+  w.u64(0);  // file size, patched below
+  w.u32(0);  // flags
+  w.u32(0);  // reserved
+
+  uint64_t offset = kHeaderSize + sections.size() * kSectionEntrySize;
+  for (const Section& section : sections) {
+    offset = (offset + kSectionAlignment - 1) / kSectionAlignment * kSectionAlignment;
+    w.u32(uint32_t(section.type));
+    w.u32(section.flags);
+    w.u64(offset);
+    w.u64(section.body.size());
+    offset += section.body.size();
+  }
+  for (const Section& section : sections) {
+    w.pad_to(kSectionAlignment);
+    w.raw(section.body);
+  }
+  w.pad_to(kSectionAlignment);
+  w.patch_u64(file_size_at, w.size() + kDigestSize);
+  Sha256Digest digest = sha256(w.bytes());
+  w.raw(digest);
+  return std::move(w.bytes());
+}
+
+}  // namespace aasm::plan

@@ -1,0 +1,33 @@
+// Launch-time path binding: turn the plan's path templates into O_PATH
+// descriptors on this host, and build the Landlock ruleset from them.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "plan/plan.h"
+#include "support/result.h"
+
+namespace aasm {
+
+// Where ${CWD} and ${HOME} come from: the launcher's own context.
+struct LaunchContext {
+  std::string cwd;
+  std::string home;  // empty when HOME is unset
+};
+
+Result<LaunchContext> current_launch_context();
+
+// The rule's path on this host, or an error naming the unset variable.
+Result<std::string> expand_rule_path(const plan::LandlockRule& rule, const LaunchContext& context);
+
+struct BoundRuleset {
+  int ruleset_fd = -1;                       // close-on-exec
+  std::vector<std::string> skipped_optional;  // optional paths missing here
+};
+
+// Creates the ruleset and adds one rule per path. A missing required path is
+// an error; a missing optional one is skipped and listed.
+Result<BoundRuleset> bind_landlock_ruleset(const plan::LandlockRuleset& ruleset, const LaunchContext& context);
+
+}  // namespace aasm
