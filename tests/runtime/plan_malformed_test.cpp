@@ -1,0 +1,144 @@
+// Each malformed plan breaks one rule and must be refused with a message
+// naming that rule. Plans that break a structural rule are resealed (digest
+// recomputed) so the digest check cannot be what refuses them.
+#include <doctest/doctest.h>
+
+#include <functional>
+#include <string>
+
+#include "plan/codec.h"
+#include "plan/plan.h"
+#include "plan_builder.h"
+
+using namespace aasm;
+using Bytes = std::vector<uint8_t>;
+
+namespace {
+
+Bytes valid() { return plan::encode_plan(test::sample_plan()); }
+
+// Offset of the first section body (the meta section) in an encoded plan.
+size_t first_section_offset(const Bytes& bytes) {
+  plan::ByteReader r(std::span<const uint8_t>(bytes).subspan(plan::kHeaderSize + 8, 8));
+  return size_t(r.u64());
+}
+
+struct Case {
+  const char* name;
+  std::function<Bytes()> make;
+  const char* keyword;
+};
+
+const Case kCases[] = {
+    {"empty file", [] { return Bytes{}; }, "empty"},
+    {"bad magic", [] { Bytes b = valid(); b[0] ^= 0x20; return b; }, "bad magic"},
+    {"shorter than a header", [] { Bytes b = valid(); b.resize(40); return b; }, "truncated"},
+    {"truncated at the end", [] { Bytes b = valid(); b.resize(b.size() - 8); return b; }, "truncated"},
+    {"extended at the end", [] { Bytes b = valid(); b.resize(b.size() + 8); return b; }, "extended"},
+    {"future version (resealed)", [] { Bytes b = valid(); test::put_u16(b, test::kVersionOffset, 2); return test::reseal(b); }, "newer"},
+    {"version 0 (resealed)", [] { Bytes b = valid(); test::put_u16(b, test::kVersionOffset, 0); return test::reseal(b); }, "version 0"},
+    {"one flipped bit inside a section", [] { Bytes b = valid(); b[first_section_offset(b) + 5] ^= 1; return b; }, "digest mismatch"},
+    {"one flipped bit inside the digest", [] { Bytes b = valid(); b.back() ^= 0x80; return b; }, "digest mismatch"},
+    {"section count changed, not resealed", [] { Bytes b = valid(); b[test::kCountOffset] += 1; return b; }, "digest mismatch"},
+    {"header flags set (resealed)", [] { Bytes b = valid(); b[24] = 1; return test::reseal(b); }, "header flags"},
+    {"unknown critical section",
+     [] { return test::assemble({{1, 0, test::meta_body()}, {99, plan::kSectionCritical, Bytes(8, 0)}}); },
+     "unknown critical section type 99"},
+    {"undefined section flag bits",
+     [] { return test::assemble({{1, 0x4, test::meta_body()}}); }, "undefined flag bits"},
+    {"overlapping sections",
+     [] {
+       const Bytes meta = test::meta_body();
+       return test::assemble({{1, 0, meta}, {99, 0, Bytes(16, 0), plan::kHeaderSize + 2 * plan::kSectionEntrySize}});
+     },
+     "overlaps"},
+    {"section overlapping the table",
+     [] { return test::assemble({{1, 0, test::meta_body(), plan::kHeaderSize}}); }, "overlaps"},
+    {"section past EOF",
+     [] { return test::assemble({{1, 0, test::meta_body(), {}, 4096}}); }, "past the end"},
+    {"misaligned section",
+     [] { return test::assemble({{1, 0, test::meta_body(), plan::kHeaderSize + plan::kSectionEntrySize + 4}}); },
+     "aligned"},
+    {"non-zero padding between sections",
+     [] {
+       // meta_body is 22 bytes: the next section starts 2 padding bytes later.
+       return test::assemble({{1, 0, test::meta_body()}, {99, 0, Bytes(8, 0)}}, {}, 0xAA);
+     },
+     "non-zero padding"},
+    {"too many sections",
+     [] { return test::assemble({{1, 0, test::meta_body()}}, uint32_t(plan::kMaxSections + 1)); },
+     "over the limit"},
+    {"section table past EOF",
+     [] { return test::assemble({{1, 0, test::meta_body()}}, uint32_t(plan::kMaxSections)); },
+     "section table runs past"},
+    {"no meta section", [] { return test::assemble({{99, 0, Bytes(8, 0)}}); }, "no meta section"},
+    {"two meta sections",
+     [] { return test::assemble({{1, 0, test::meta_body()}, {1, 0, test::meta_body()}}); }, "two meta"},
+    {"landlock section not marked critical",
+     [] {
+       plan::ByteWriter w;
+       w.u32(1); w.u32(0); w.u64(1); w.u64(0); w.u64(0);
+       return test::assemble({{1, 0, test::meta_body()}, {2, 0, w.bytes()}});
+     },
+     "not marked critical"},
+    {"section shorter than its contents",
+     [] { Bytes meta = test::meta_body(); meta.resize(10); return test::assemble({{1, 0, meta}}); },
+     "shorter than its contents"},
+    {"section with trailing bytes",
+     [] { Bytes meta = test::meta_body(); meta.resize(meta.size() + 3, 0); return test::assemble({{1, 0, meta}}); },
+     "trailing bytes"},
+    {"seccomp program with zero instructions",
+     [] {
+       plan::ByteWriter w;
+       w.u32(plan::kAuditArchX86_64); w.u32(1); w.u32(0); w.u32(0);
+       return test::assemble({{1, 0, test::meta_body()}, {3, plan::kSectionCritical, w.bytes()}});
+     },
+     "0 instructions"},
+};
+
+}  // namespace
+
+TEST_CASE("plan: every malformed plan is refused with a message naming the fault") {
+  for (const Case& c : kCases) {
+    const std::string name = c.name, keyword = c.keyword;
+    CAPTURE(name);
+    const Bytes bytes = c.make();
+    auto decoded = plan::decode_plan(bytes);
+    REQUIRE_FALSE(decoded);
+    CHECK_MESSAGE(decoded.error().message.find(keyword) != std::string::npos,
+                  "expected '", keyword, "' in: ", decoded.error().message);
+  }
+}
+
+TEST_CASE("plan: the builder's well-formed output is accepted (control for the table)") {
+  auto decoded = plan::decode_plan(test::assemble({{1, 0, test::meta_body()}}));
+  REQUIRE_MESSAGE(decoded, (decoded ? "" : decoded.error().message));
+  CHECK(decoded->meta == std::vector<std::pair<std::string, std::string>>{{"compiler", "test"}});
+}
+
+TEST_CASE("plan: an unknown non-critical section is skipped") {
+  const Bytes bytes = test::assemble({{1, 0, test::meta_body()}, {99, 0, Bytes{1, 2, 3, 4, 5, 6, 7, 8}}});
+  auto decoded = plan::decode_plan(bytes);
+  REQUIRE_MESSAGE(decoded, (decoded ? "" : decoded.error().message));
+  CHECK(decoded->meta.size() == 1);
+  CHECK(decoded->seccomp.empty());
+  CHECK_FALSE(decoded->landlock.has_value());
+}
+
+TEST_CASE("plan: a resealed future version is refused even though its digest is right") {
+  Bytes bytes = valid();
+  test::put_u16(bytes, test::kVersionOffset, plan::kFormatVersion + 1);
+  bytes = test::reseal(bytes);
+  // The trailer matches the body, so only the version can be at fault.
+  CHECK(sha256(std::span<const uint8_t>(bytes).first(bytes.size() - plan::kDigestSize)) == plan::plan_digest(bytes));
+  auto decoded = plan::decode_plan(bytes);
+  REQUIRE_FALSE(decoded);
+  CHECK(decoded.error().message.find("format version 2") != std::string::npos);
+}
+
+TEST_CASE("plan: over the size limit is refused before anything else") {
+  const Bytes bytes(plan::kMaxPlanSize + 1, 0);
+  auto decoded = plan::decode_plan(bytes);
+  REQUIRE_FALSE(decoded);
+  CHECK(decoded.error().message.find("limit") != std::string::npos);
+}
