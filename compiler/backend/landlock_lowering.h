@@ -1,0 +1,21 @@
+// Filesystem IR -> Landlock ruleset description (docs/landlock.md).
+#pragma once
+
+#include <optional>
+
+#include "middle/ir.h"
+#include "plan/plan.h"
+
+namespace aasmc {
+
+// Rights each policy verb stands for.
+uint64_t landlock_rights_for_read();
+uint64_t landlock_rights_for_write();
+uint64_t landlock_rights_for_execute();
+
+// The lowest ABI that knows every right in `rights`.
+uint32_t landlock_abi_floor(uint64_t rights);
+
+std::optional<aasm::plan::LandlockRuleset> lower_filesystem(const FilesystemIR& fs);
+
+}  // namespace aasmc

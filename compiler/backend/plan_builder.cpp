@@ -1,0 +1,63 @@
+#include "backend/plan_builder.h"
+
+#include <llvm/Support/FileUtilities.h>
+#include <llvm/Support/Path.h>
+
+#include <cstdio>
+
+#include "backend/landlock_lowering.h"
+#include "backend/seccomp_lowering.h"
+
+namespace aasmc {
+namespace {
+
+using aasm::plan::Plan;
+
+void add_meta(const PolicyIR& ir, Plan& plan) {
+  auto& meta = plan.meta;
+  meta.emplace_back("compiler.version", kCompilerVersion);
+  meta.emplace_back("libseccomp.api_level", std::to_string(pinned_seccomp_api_level()));
+  meta.emplace_back("libseccomp.version", libseccomp_version());
+  for (size_t i = 0; i < ir.sources.size(); ++i) {
+    char prefix[32];
+    std::snprintf(prefix, sizeof prefix, "source.%03zu.", i);  // zero-padded: sorts in cascade order
+    const SourceDocument& source = ir.sources[i];
+    meta.emplace_back(prefix + std::string("file"), source.file_name);
+    meta.emplace_back(prefix + std::string("name"), source.name);
+    meta.emplace_back(prefix + std::string("sha256"), aasm::to_hex(source.file_digest));
+    meta.emplace_back(prefix + std::string("tier"), tier_name(source.tier));
+  }
+  std::string targets;
+  for (const Target& target : ir.targets) targets += std::string(targets.empty() ? "" : ",") + target.name;
+  meta.emplace_back("targets", targets);
+  std::sort(meta.begin(), meta.end());
+}
+
+}  // namespace
+
+llvm::Expected<Plan> build_plan(const PolicyIR& ir) {
+  Plan plan;
+  add_meta(ir, plan);
+  plan.landlock = lower_filesystem(ir.filesystem);
+  if (ir.syscalls) {
+    for (const Target& target : ir.targets) {
+      auto program = lower_syscalls(*ir.syscalls, target);
+      if (!program) return program.takeError();
+      plan.seccomp.push_back(std::move(*program));
+    }
+    std::sort(plan.seccomp.begin(), plan.seccomp.end(),
+              [](const auto& a, const auto& b) { return a.audit_arch < b.audit_arch; });
+    for (const auto& [name, origin] : ir.syscalls->allowed)
+      plan.syscalls.push_back({name, origin, seccomp_return_value({Action::Kind::kAllow, 0})});
+  }
+  return plan;
+}
+
+llvm::Error write_plan_atomically(const std::string& path, const std::vector<uint8_t>& bytes) {
+  llvm::SmallString<256> model(path);
+  model += ".tmp.%%%%%%";
+  llvm::StringRef data(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  return llvm::writeFileAtomically(model, path, data);
+}
+
+}  // namespace aasmc

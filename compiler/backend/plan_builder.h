@@ -1,0 +1,21 @@
+// IR -> plan::Plan (every lowering), and writing it without ever leaving a
+// partial file behind.
+#pragma once
+
+#include <llvm/Support/Error.h>
+
+#include <string>
+
+#include "middle/ir.h"
+#include "plan/plan.h"
+
+namespace aasmc {
+
+inline constexpr const char* kCompilerVersion = "0.1.0";
+
+llvm::Expected<aasm::plan::Plan> build_plan(const PolicyIR& ir);
+
+// Writes to a temporary file beside `path`, then renames it over `path`.
+llvm::Error write_plan_atomically(const std::string& path, const std::vector<uint8_t>& bytes);
+
+}  // namespace aasmc

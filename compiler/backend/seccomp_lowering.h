@@ -1,0 +1,21 @@
+// Syscall IR -> one classic-BPF program per target, built with libseccomp.
+#pragma once
+
+#include <llvm/Support/Error.h>
+
+#include "middle/ir.h"
+#include "plan/plan.h"
+
+namespace aasmc {
+
+// SECCOMP_RET_* value of an action.
+uint32_t seccomp_return_value(const Action& action);
+
+llvm::Expected<aasm::plan::SeccompProgram> lower_syscalls(const SyscallIR& ir, const Target& target);
+
+// libseccomp's version and the API level the compiler pins, recorded in the
+// plan: output must not depend on the build host's kernel.
+std::string libseccomp_version();
+unsigned pinned_seccomp_api_level();
+
+}  // namespace aasmc

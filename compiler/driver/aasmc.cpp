@@ -1,0 +1,149 @@
+// aasmc: compile policy cascades into plans, and show plans.
+// Exit codes: 0 ok, 1 policy errors, 2 usage errors (docs/cli.md).
+#include <llvm/Support/InitLLVM.h>
+#include <llvm/Support/WithColor.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <string>
+#include <vector>
+
+#include "backend/plan_builder.h"
+#include "driver/show.h"
+#include "frontend/parse_policy.h"
+#include "middle/build_ir.h"
+#include "middle/syscall_groups.h"
+#include "plan/plan.h"
+#include "support/diagnostics.h"
+
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitPolicyError = 1;
+constexpr int kExitUsage = 2;
+
+constexpr const char* kUsage =
+    "usage: aasmc compile POLICY.yaml... -o PLAN [--arch x86_64,aarch64] [--print-ir]\n"
+    "       aasmc show PLAN\n"
+    "       aasmc groups\n"
+    "       aasmc --version\n";
+
+int usage_error(const std::string& message) {
+  llvm::WithColor::error(llvm::errs(), "aasmc") << message << "\n" << kUsage;
+  return kExitUsage;
+}
+
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (size_t at; (at = text.find(separator, start)) != std::string::npos; start = at + 1)
+    parts.push_back(text.substr(start, at - start));
+  parts.push_back(text.substr(start));
+  return parts;
+}
+
+struct CompileOptions {
+  std::vector<std::string> inputs;
+  std::string output;
+  std::vector<aasmc::Target> targets;
+  bool print_ir = false;
+};
+
+int parse_compile_options(const std::vector<std::string>& args, CompileOptions& options) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "-o" || arg == "--arch") {
+      if (i + 1 >= args.size()) return usage_error(arg + " needs a value");
+      const std::string& value = args[++i];
+      if (arg == "-o") {
+        options.output = value;
+        continue;
+      }
+      for (const std::string& name : split(value, ',')) {
+        auto target = aasmc::find_target(name);
+        if (!target) return usage_error("unknown architecture '" + name + "' (x86_64, aarch64)");
+        options.targets.push_back(*target);
+      }
+    } else if (arg == "--print-ir") {
+      options.print_ir = true;
+    } else if (arg.size() > 1 && arg[0] == '-') {
+      return usage_error("unknown option '" + arg + "'");
+    } else {
+      options.inputs.push_back(arg);
+    }
+  }
+  if (options.inputs.empty()) return usage_error("compile needs at least one policy file");
+  if (options.output.empty()) return usage_error("compile needs -o PLAN");
+  if (options.targets.empty()) options.targets.assign(aasmc::all_targets().begin(), aasmc::all_targets().end());
+  return kExitOk;
+}
+
+int compile(const std::vector<std::string>& args) {
+  CompileOptions options;
+  if (int rc = parse_compile_options(args, options); rc != kExitOk) return rc;
+  llvm::SourceMgr sources;
+  aasmc::Diagnostics diags(sources);
+  std::vector<aasmc::PolicyDocument> documents;
+  for (const std::string& input : options.inputs) aasmc::load_policy_file(input, diags, documents);
+  if (diags.error_count() > 0) return kExitPolicyError;
+  auto ir = aasmc::build_ir(documents, options.targets, diags);
+  if (!ir) return kExitPolicyError;
+  if (options.print_ir) llvm::outs() << aasmc::print_ir(*ir);
+  auto plan = aasmc::build_plan(*ir);
+  if (!plan) {
+    diags.global_error(llvm::toString(plan.takeError()), aasmc::diag::kLowering);
+    return kExitPolicyError;
+  }
+  if (llvm::Error error = aasmc::write_plan_atomically(options.output, aasm::plan::encode_plan(*plan))) {
+    diags.global_error("cannot write '" + options.output + "': " + llvm::toString(std::move(error)),
+                       aasmc::diag::kOutput);
+    return kExitPolicyError;
+  }
+  return kExitOk;
+}
+
+int show(const std::vector<std::string>& args) {
+  if (args.size() != 1) return usage_error("show takes one plan file");
+  auto bytes = aasm::plan::read_plan_file(args[0]);
+  if (!bytes) {
+    llvm::WithColor::error(llvm::errs(), "aasmc") << bytes.error().message << "\n";
+    return kExitPolicyError;
+  }
+  auto plan = aasm::plan::decode_plan(*bytes);
+  if (!plan) {
+    llvm::WithColor::error(llvm::errs(), "aasmc") << args[0] << ": " << plan.error().message << "\n";
+    return kExitPolicyError;
+  }
+  llvm::outs() << aasmc::describe_plan(*plan, aasm::plan::plan_digest(*bytes));
+  return kExitOk;
+}
+
+int groups(const std::vector<std::string>& args) {
+  if (!args.empty()) return usage_error("groups takes no arguments");
+  for (const aasmc::SyscallGroup& group : aasmc::all_groups()) {
+    llvm::outs() << "@" << group.name << ": " << group.summary << "\n";
+    for (const aasmc::GroupMember& member : group.members)
+      llvm::outs() << "  " << member.syscall << ": " << member.reason << "\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  llvm::InitLLVM init(argc, argv);
+  if (argc < 2) return usage_error("no command given");
+  const std::string command = argv[1];
+  const std::vector<std::string> args(argv + 2, argv + argc);
+  if (command == "compile") return compile(args);
+  if (command == "show") return show(args);
+  if (command == "groups") return groups(args);
+  if (command == "--version") {
+    llvm::outs() << "aasmc " << aasmc::kCompilerVersion << "\n";
+    return kExitOk;
+  }
+  if (command == "-h" || command == "--help") {
+    llvm::outs() << kUsage;
+    return kExitOk;
+  }
+  return usage_error("unknown command '" + command + "'");
+}

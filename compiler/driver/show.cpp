@@ -1,0 +1,76 @@
+#include "driver/show.h"
+
+#include <linux/seccomp.h>
+
+#include <sstream>
+
+#include "kernel/landlock_uapi.h"
+#include "support/errno_names.h"
+
+namespace aasmc {
+
+using namespace aasm::plan;
+
+std::string describe_landlock_rights(uint64_t rights) {
+  static const char* const kNames[] = {"execute",   "write_file", "read_file",  "read_dir",   "remove_dir", "remove_file",
+                                       "make_char", "make_dir",   "make_reg",   "make_sock",  "make_fifo",  "make_block",
+                                       "make_sym",  "refer",      "truncate",   "ioctl_dev"};
+  std::string out;
+  for (size_t bit = 0; bit < 64; ++bit) {
+    if (!(rights & (1ull << bit))) continue;
+    if (!out.empty()) out += ",";
+    out += bit < std::size(kNames) ? kNames[bit] : "bit" + std::to_string(bit);
+  }
+  return out.empty() ? "none" : out;
+}
+
+std::string describe_seccomp_action(uint32_t action) {
+  switch (action & SECCOMP_RET_ACTION_FULL) {
+    case SECCOMP_RET_KILL_PROCESS: return "kill-process";
+    case SECCOMP_RET_KILL_THREAD: return "kill-thread";
+    case SECCOMP_RET_TRAP: return "trap";
+    case SECCOMP_RET_ERRNO: return std::string("errno:") + errno_name(int(action & SECCOMP_RET_DATA));
+    case SECCOMP_RET_LOG: return "log";
+    case SECCOMP_RET_ALLOW: return "allow";
+  }
+  return "action:" + std::to_string(action);
+}
+
+std::string describe_plan(const Plan& plan, const aasm::Sha256Digest& digest) {
+  std::ostringstream out;
+  out << "plan format " << kFormatVersion << ", sha256 " << aasm::to_hex(digest) << "\n";
+  out << "meta:\n";
+  for (const auto& [key, value] : plan.meta) out << "  " << key << " = " << value << "\n";
+  if (plan.landlock) {
+    const LandlockRuleset& ll = *plan.landlock;
+    out << "landlock (ABI " << ll.min_abi << " or later):\n";
+    out << "  handled: " << describe_landlock_rights(ll.handled_fs) << "\n";
+    for (const LandlockRule& rule : ll.rules) {
+      const char* var = rule.base == PathBase::kCwd ? "${CWD}" : rule.base == PathBase::kHome ? "${HOME}" : "";
+      out << "  " << var << rule.path << (rule.flags & kRuleOptional ? " (optional)" : "") << ": "
+          << describe_landlock_rights(rule.access) << "\n";
+    }
+  } else {
+    out << "landlock: none (filesystem unconstrained)\n";
+  }
+  if (plan.seccomp.empty()) out << "seccomp: none (syscalls unconstrained)\n";
+  for (const SeccompProgram& program : plan.seccomp)
+    out << "seccomp " << audit_arch_name(program.audit_arch) << ": "
+        << (program.mode == FilterMode::kAllowlist ? "allowlist" : "denylist") << ", default "
+        << describe_seccomp_action(program.default_action) << ", " << program.instructions.size()
+        << " BPF instructions\n";
+  if (!plan.syscalls.empty()) {
+    std::ostringstream policy, startup;
+    size_t policy_count = 0, startup_count = 0;
+    for (const SyscallEntry& entry : plan.syscalls) {
+      auto& list = entry.origin == SyscallOrigin::kStartup ? startup : policy;
+      (entry.origin == SyscallOrigin::kStartup ? startup_count : policy_count)++;
+      list << " " << entry.name;
+    }
+    out << "syscalls allowed by the policy (" << policy_count << "):" << policy.str() << "\n";
+    out << "syscalls added as the start-up set (" << startup_count << "):" << startup.str() << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace aasmc

@@ -1,0 +1,24 @@
+// YAML tree -> PolicyDocument. Checks the document shape: keys, types,
+// enum values, paths, action syntax. Name resolution happens later.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "frontend/ast.h"
+#include "frontend/yaml_tree.h"
+#include "support/diagnostics.h"
+
+namespace aasmc {
+
+// Loads every document of `path` into the SourceMgr and parses it.
+// Returns false when the file could not be read.
+bool load_policy_file(const std::string& path, Diagnostics& diags, std::vector<PolicyDocument>& out);
+
+std::optional<PolicyDocument> parse_policy_document(const YamlDocument& yaml, Diagnostics& diags);
+
+// Parses `kill`, `log`, `allow` (when permitted) and `errno:ENAME`.
+std::optional<Action> parse_action(const std::string& text, bool allow_permitted, std::string& error);
+
+}  // namespace aasmc

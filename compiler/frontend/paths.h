@@ -1,0 +1,32 @@
+// Policy paths: absolute, normalized, optionally starting with a launch-time
+// variable (${CWD}, ${HOME}) that the launcher resolves.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "plan/plan.h"
+
+namespace aasmc {
+
+struct PathTemplate {
+  aasm::plan::PathBase base = aasm::plan::PathBase::kAbsolute;
+  std::string rest;  // absolute path, or the suffix after the variable ("" or "/x")
+
+  std::string text() const;  // as written in a policy
+  auto operator<=>(const PathTemplate&) const = default;
+};
+
+struct PathError {
+  size_t offset;  // byte offset of the fault inside the path text
+  std::string message;
+};
+
+// Parses and validates one path as written in a policy.
+std::optional<PathTemplate> parse_path(std::string_view text, PathError& error);
+
+// True when `ancestor` is `path` or one of its parents (same variable base).
+bool contains(const PathTemplate& ancestor, const PathTemplate& path);
+
+}  // namespace aasmc

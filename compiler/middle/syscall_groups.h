@@ -1,0 +1,28 @@
+// Curated syscall groups (`@name` in a policy). Each member carries a one-line
+// reason, printed by `aasmc groups`.
+#pragma once
+
+#include <llvm/ADT/ArrayRef.h>
+#include <llvm/ADT/StringRef.h>
+
+namespace aasmc {
+
+struct GroupMember {
+  llvm::StringRef syscall;
+  llvm::StringRef reason;
+};
+
+struct SyscallGroup {
+  llvm::StringRef name;  // without '@'
+  llvm::StringRef summary;
+  llvm::ArrayRef<GroupMember> members;
+};
+
+llvm::ArrayRef<SyscallGroup> all_groups();
+const SyscallGroup* find_group(llvm::StringRef name);
+
+// What the dynamic loader and libc need between execve and main(); added to
+// every allowlist and recorded in the plan as added.
+const SyscallGroup& startup_group();
+
+}  // namespace aasmc
