@@ -1,0 +1,47 @@
+// aasm-launch's exit-code contract (launcher/exit_codes.h): 127 not found,
+// 128+N killed by signal N, otherwise the command's own status.
+#include <csignal>
+
+#include "harness.h"
+#include "sandbox.h"
+
+using namespace aasm::ktest;
+
+namespace {
+
+// The base policy plus what `aasm-probe raise` needs.
+std::string signal_plan(Sandbox& s) {
+  Policy p = s.base();
+  p.syscalls.push_back("getpid");
+  p.syscalls.push_back("kill");
+  return compile(s.dir, p);
+}
+
+}  // namespace
+
+TEST_CASE("exit code: a command that does not exist is 127") {
+  Sandbox s;
+  const std::string plan = compile(s.dir, s.base());
+  CHECK_RUN(launch(plan, {s.dir / "no-such-command"}), 127, "");
+  CHECK_RUN(launch(plan, {"aasm-no-such-command-on-path"}), 127, "");
+  // Control: the same plan runs a command that exists.
+  CHECK_RUN(probe(plan, {"exit", "0"}), 0, "");
+}
+
+TEST_CASE("exit code: a command killed by signal N is 128+N") {
+  Sandbox s;
+  const std::string plan = signal_plan(s);
+  CHECK_RUN(probe(plan, {"raise", std::to_string(SIGTERM)}), 128 + SIGTERM, "");
+  CHECK_RUN(probe(plan, {"raise", std::to_string(SIGKILL)}), 128 + SIGKILL, "");
+  // Control: signal 0 kills nothing, so the probe lives to say so.
+  CHECK_RUN(probe(plan, {"raise", "0"}), 0, "OK\n");
+}
+
+TEST_CASE("exit code: the command's own status passes through") {
+  Sandbox s;
+  const std::string plan = compile(s.dir, s.base());
+  for (int status : {0, 1, 3, 42, 124, 200}) {
+    CAPTURE(status);
+    CHECK_RUN(probe(plan, {"exit", std::to_string(status)}), status, "");
+  }
+}

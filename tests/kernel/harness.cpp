@@ -1,0 +1,164 @@
+#include "harness.h"
+
+#include <fcntl.h>
+#include <ftw.h>
+#include <poll.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+
+extern char** environ;
+
+namespace aasm::ktest {
+
+std::string binary(const char* variable) {
+  const char* value = std::getenv(variable);
+  REQUIRE_MESSAGE((value && *value), variable, " is not set (run the tests through `meson test`)");
+  return value;
+}
+
+Run run(const std::vector<std::string>& argv, const std::string& cwd) {
+  int out[2], err[2];
+  REQUIRE(::pipe2(out, O_CLOEXEC) == 0);
+  REQUIRE(::pipe2(err, O_CLOEXEC) == 0);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, err[1], STDERR_FILENO);
+  if (!cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = -1;
+  const int spawned = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(out[1]);
+  ::close(err[1]);
+  REQUIRE_MESSAGE(spawned == 0, "posix_spawn ", argv[0], ": ", std::strerror(spawned));
+
+  // Drain both pipes together so neither can fill up and stall the child.
+  Run result;
+  pollfd fds[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}};
+  std::string* sinks[2] = {&result.out, &result.err};
+  int open_pipes = 2;
+  while (open_pipes > 0) {
+    if (::poll(fds, 2, -1) < 0) {
+      REQUIRE(errno == EINTR);
+      continue;
+    }
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || !fds[i].revents) continue;
+      char buffer[4096];
+      const ssize_t n = ::read(fds[i].fd, buffer, sizeof buffer);
+      if (n > 0) {
+        sinks[i]->append(buffer, size_t(n));
+      } else if (n == 0 || errno != EINTR) {
+        ::close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_pipes;
+      }
+    }
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) REQUIRE(errno == EINTR);
+  if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
+  return result;
+}
+
+TempDir::TempDir() {
+  char pattern[] = "/tmp/aasm-kt-XXXXXX";
+  REQUIRE_MESSAGE(::mkdtemp(pattern) != nullptr, "mkdtemp: ", std::strerror(errno));
+  path_ = pattern;
+}
+
+TempDir::~TempDir() {
+  ::nftw(
+      path_.c_str(), [](const char* p, const struct stat*, int, FTW*) { return ::remove(p); }, 16,
+      FTW_DEPTH | FTW_PHYS);
+}
+
+void write_file(const std::string& path, std::string_view content, unsigned mode) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+  REQUIRE_MESSAGE(fd >= 0, "cannot create ", path, ": ", std::strerror(errno));
+  const bool written = ::write(fd, content.data(), content.size()) == ssize_t(content.size());
+  ::fchmod(fd, mode);
+  ::close(fd);
+  REQUIRE(written);
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  REQUIRE_MESSAGE(in, "cannot open ", path);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+bool exists(const std::string& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0;
+}
+
+void make_dir(const std::string& path) { REQUIRE(::mkdir(path.c_str(), 0755) == 0); }
+
+namespace {
+
+std::string flow_list(const std::vector<std::string>& items) {
+  std::string out = "[";
+  for (size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + ("\"" + items[i] + "\"");
+  return out + "]";
+}
+
+}  // namespace
+
+std::string Policy::yaml() const {
+  return "apiVersion: aasm.dev/v1\n"
+         "kind: Policy\n"
+         "metadata: {name: kernel-test, tier: agent}\n"
+         "spec:\n"
+         "  filesystem:\n"
+         "    read: {allow: " + flow_list(read) + "}\n"
+         "    write: {allow: " + flow_list(write) + "}\n"
+         "    execute: {allow: " + flow_list(execute) + "}\n"
+         "  syscalls:\n"
+         "    default: \"" + default_action + "\"\n"
+         "    allow: " + flow_list(syscalls) + "\n";
+}
+
+std::string compile(const TempDir& dir, const Policy& policy, const std::string& name) {
+  const std::string source = dir / (name + ".yaml");
+  const std::string plan = dir / (name + ".bin");
+  write_file(source, policy.yaml());
+  const Run compiled = run({binary("AASMC"), "compile", source, "-o", plan});
+  INFO("policy:\n", policy.yaml());
+  INFO("aasmc stderr: ", compiled.err);
+  REQUIRE(compiled.exit_code == 0);
+  REQUIRE(exists(plan));
+  return plan;
+}
+
+Run launch(const std::string& plan, const std::vector<std::string>& command) {
+  std::vector<std::string> argv = {binary("AASM_LAUNCH"), plan, "--"};
+  argv.insert(argv.end(), command.begin(), command.end());
+  return run(argv);
+}
+
+Run probe(const std::string& plan, const std::vector<std::string>& args) {
+  std::vector<std::string> command = {binary("AASM_PROBE")};
+  command.insert(command.end(), args.begin(), args.end());
+  return launch(plan, command);
+}
+
+std::string probe_dir() {
+  const std::string probe = binary("AASM_PROBE");
+  return probe.substr(0, probe.rfind('/'));
+}
+
+}  // namespace aasm::ktest

@@ -1,0 +1,77 @@
+// Shared pieces of the kernel tests: temp dirs, running binaries with their
+// output captured, and writing + compiling policies with the real aasmc.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace aasm::ktest {
+
+// The outcome of one process: exit_code when it exited, signal when killed.
+struct Run {
+  int exit_code = -1;
+  int signal = 0;
+  std::string out;
+  std::string err;
+};
+
+// A binary's path from the environment meson test sets (AASMC, ...).
+std::string binary(const char* variable);
+
+// Runs argv (argv[0] a path) with posix_spawn, stdin from /dev/null.
+Run run(const std::vector<std::string>& argv, const std::string& cwd = "");
+
+// A fresh directory under /tmp, removed with its contents at scope exit.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+  std::string operator/(std::string_view name) const { return path_ + "/" + std::string(name); }
+
+ private:
+  std::string path_;
+};
+
+void write_file(const std::string& path, std::string_view content, unsigned mode = 0644);
+std::string read_file(const std::string& path);
+bool exists(const std::string& path);
+void make_dir(const std::string& path);
+
+// The policy.md shape the kernel tests need; yaml() renders it.
+struct Policy {
+  std::vector<std::string> read, write, execute;
+  std::string default_action = "kill";
+  std::vector<std::string> syscalls;
+  std::string yaml() const;
+};
+
+// Writes DIR/NAME.yaml, compiles it to DIR/NAME.bin (the compile must
+// succeed) and returns the plan's path.
+std::string compile(const TempDir& dir, const Policy& policy, const std::string& name = "plan");
+
+// aasm-launch PLAN -- COMMAND...
+Run launch(const std::string& plan, const std::vector<std::string>& command);
+// aasm-launch PLAN -- aasm-probe ARGS...
+Run probe(const std::string& plan, const std::vector<std::string>& args);
+
+// The directory aasm-probe was built in (policies allow executing from it).
+std::string probe_dir();
+
+}  // namespace aasm::ktest
+
+// Checks a finished run: it exited (not killed) with `code`, printing
+// exactly `stdout_text`. A macro so failures point at the test's line.
+#define CHECK_RUN(run_expr, code, stdout_text)         \
+  do {                                                 \
+    const ::aasm::ktest::Run& run_ = (run_expr);       \
+    INFO("stderr: ", run_.err);                        \
+    CHECK(run_.signal == 0);                           \
+    CHECK(run_.exit_code == (code));                   \
+    CHECK(run_.out == std::string(stdout_text));       \
+  } while (0)
