@@ -29,8 +29,7 @@ void Diagnostics::note(llvm::SMLoc at, const std::string& message) {
 void Diagnostics::file_error(const std::string& path, const std::string& message, const char* id) {
   ++errors_;
   // Line 1, column 1: tools that jump to `file:line:col` still land in the file.
-  llvm::SMDiagnostic(sources_, llvm::SMLoc(), path, 1, 0, llvm::SourceMgr::DK_Error, message + " [" + id + "]", "", {})
-      .print(nullptr, llvm::errs());
+  llvm::WithColor::error(llvm::errs(), path + ":1:1") << message << " [" << id << "]\n";
 }
 
 void Diagnostics::global_error(const std::string& message, const char* id) {

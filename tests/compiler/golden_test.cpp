@@ -1,0 +1,130 @@
+// Golden tests over testdata/: every broken policy is refused with exactly
+// the diagnostics its `# EXPECT:` lines list, exit 1, and no plan written;
+// every valid policy compiles to a plan the runtime reads back, the same
+// bytes every time.
+#include <dirent.h>
+
+#include <algorithm>
+#include <sstream>
+
+#include "harness.h"
+#include "plan/plan.h"
+
+namespace aasm::ktest {
+namespace {
+
+std::vector<std::string> files_in(const std::string& dir) {
+  std::vector<std::string> names;
+  DIR* d = ::opendir(dir.c_str());
+  REQUIRE_MESSAGE(d != nullptr, dir);
+  while (dirent* entry = ::readdir(d)) {
+    const std::string name = entry->d_name;
+    if (name.size() > 5 && name.ends_with(".yaml")) names.push_back(name);
+  }
+  ::closedir(d);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+size_t entries_in(const std::string& dir) {
+  size_t count = 0;
+  DIR* d = ::opendir(dir.c_str());
+  while (dirent* entry = ::readdir(d))
+    if (std::string(entry->d_name) != "." && std::string(entry->d_name) != "..") ++count;
+  ::closedir(d);
+  return count;
+}
+
+std::string testdata() {
+  const char* dir = std::getenv("AASM_TESTDATA");
+  REQUIRE_MESSAGE(dir != nullptr, "AASM_TESTDATA is not set (run through meson test)");
+  return dir;
+}
+
+// The `file:line:col: kind: message` lines of a diagnostic stream, with the
+// file name removed (source lines and carets are not compared).
+std::vector<std::string> diagnostic_lines(const std::string& text, const std::string& file) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (line.starts_with(file + ":")) lines.push_back(line.substr(file.size() + 1));
+  return lines;
+}
+
+std::vector<std::string> expectations(const std::string& content) {
+  std::vector<std::string> lines;
+  std::istringstream in(content);
+  for (std::string line; std::getline(in, line);)
+    if (line.starts_with("# EXPECT: ")) lines.push_back(line.substr(10));
+  return lines;
+}
+
+TEST_CASE("every broken policy gets exactly its expected diagnostics and no plan") {
+  const std::string dir = testdata() + "/broken";
+  const auto names = files_in(dir);
+  REQUIRE(names.size() >= 20);
+  for (const std::string& name : names) {
+    SUBCASE(name.c_str()) {
+      TempDir out;
+      const std::string plan = out / "plan.bin";
+      const Run r = run({binary("AASMC"), "compile", name, "-o", plan}, dir);
+      INFO("stderr:\n", r.err);
+      const auto expected = expectations(read_file(dir + "/" + name));
+      REQUIRE_FALSE(expected.empty());
+      CHECK(r.exit_code == 1);
+      CHECK(diagnostic_lines(r.err, name) == expected);
+      CHECK(entries_in(out.path()) == 0);  // neither a plan nor a temp file
+    }
+  }
+}
+
+TEST_CASE("a missing policy file is an error at file:1:1, exit 1") {
+  TempDir out;
+  const Run r = run({binary("AASMC"), "compile", out / "missing.yaml", "-o", out / "plan.bin"});
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find(out / "missing.yaml:1:1: error: cannot read policy file: No such file or directory [AASM0001]") !=
+        std::string::npos);
+  CHECK_FALSE(exists(out / "plan.bin"));
+}
+
+TEST_CASE("a failed compile leaves an existing plan untouched") {
+  TempDir out;
+  write_file(out / "plan.bin", "previous plan");
+  const Run r = run({binary("AASMC"), "compile", testdata() + "/broken/unknown-key.yaml", "-o", out / "plan.bin"});
+  CHECK(r.exit_code == 1);
+  CHECK(read_file(out / "plan.bin") == "previous plan");
+}
+
+TEST_CASE("usage errors exit 2") {
+  CHECK(run({binary("AASMC")}).exit_code == 2);
+  CHECK(run({binary("AASMC"), "compile", "x.yaml"}).exit_code == 2);  // no -o
+  CHECK(run({binary("AASMC"), "compile", "x.yaml", "-o", "p", "--arch", "mips"}).exit_code == 2);
+  CHECK(run({binary("AASMC"), "frobnicate"}).exit_code == 2);
+}
+
+TEST_CASE("every valid policy compiles, reads back, and is byte-identical across compiles") {
+  const std::string dir = testdata() + "/policies";
+  const auto names = files_in(dir);
+  REQUIRE_FALSE(names.empty());
+  for (const std::string& name : names) {
+    SUBCASE(name.c_str()) {
+      TempDir out;
+      const Run first = run({binary("AASMC"), "compile", dir + "/" + name, "-o", out / "a.bin"});
+      const Run second = run({binary("AASMC"), "compile", dir + "/" + name, "-o", out / "b.bin"});
+      INFO("stderr:\n", first.err);
+      REQUIRE(first.exit_code == 0);
+      REQUIRE(second.exit_code == 0);
+      const std::string a = read_file(out / "a.bin");
+      CHECK(a == read_file(out / "b.bin"));
+      const auto bytes = std::vector<uint8_t>(a.begin(), a.end());
+      auto plan = plan::decode_plan(bytes);
+      CHECK_MESSAGE(plan, (plan ? "" : plan.error().message));
+      const Run shown = run({binary("AASMC"), "show", out / "a.bin"});
+      CHECK(shown.exit_code == 0);
+      CHECK(shown.out.find("plan format 1, sha256 " + to_hex(plan::plan_digest(bytes))) == 0);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace aasm::ktest
