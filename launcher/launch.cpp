@@ -67,11 +67,15 @@ struct Prepared {
   std::optional<seccomp::PreparedFilter> filter;
 };
 
+int child_exit_code(ChildStage stage, int error) {
+  if (stage != ChildStage::kExec) return exit_code::kLauncherError;
+  return error == ENOENT ? exit_code::kNotFound : exit_code::kCannotExecute;
+}
+
 [[noreturn]] void child_fail(ChildReport* report, ChildStage stage, int error) {
   report->error.store(error);
   report->stage.store(uint32_t(stage));
-  _exit(stage == ChildStage::kExec ? (error == ENOENT ? exit_code::kNotFound : exit_code::kCannotExecute)
-                                   : exit_code::kLauncherError);
+  _exit(child_exit_code(stage, error));
 }
 
 // Runs in the forked child. Order matters: no_new_privs before Landlock and
@@ -107,6 +111,9 @@ Result<plan::Plan> load_verified_plan(const LaunchRequest& request) {
 }
 
 Status check_host_floors(const plan::Plan& plan) {
+  // A plan that confines nothing is refused: running "confined" by it would be a lie.
+  if (!plan.landlock && plan.seccomp.empty())
+    return make_error("the plan enforces no control (no Landlock ruleset, no seccomp program)");
   if (!plan.seccomp.empty() && !plan::find_program(plan, kNativeAuditArch)) {
     std::string has;
     for (const auto& program : plan.seccomp) has += std::string(has.empty() ? "" : ", ") + plan::audit_arch_name(program.audit_arch);
@@ -143,6 +150,9 @@ Result<Prepared> prepare(const LaunchRequest& request, int& lookup_errno) {
     auto bound = bind_landlock_ruleset(*prepared.plan.landlock, *context);
     if (!bound) return bound.error();
     prepared.ruleset_fd = bound->ruleset_fd;
+    for (const std::string& path : bound->skipped_optional)
+      std::fprintf(stderr, "aasm-launch: note: optional path '%s' does not exist here; its rule is skipped\n",
+                   path.c_str());
   }
   if (const plan::SeccompProgram* program = plan::find_program(prepared.plan, kNativeAuditArch))
     prepared.filter = seccomp::prepare(*program);
@@ -186,13 +196,14 @@ int launch(const LaunchRequest& request) {
 
   const int code = wait_for(child);
   const auto stage = ChildStage(report->stage.load());
-  if (stage != ChildStage::kNone) {
-    const int error = report->error.load();
-    std::fprintf(stderr, "aasm-launch: error: %s '%s': %s: %s\n",
-                 stage == ChildStage::kExec ? "cannot execute" : "cannot confine",
-                 request.command.front().c_str(), stage_name(stage), std::strerror(error));
-  }
-  return code;
+  if (stage == ChildStage::kNone) return code;
+  // The child failed before its command ran. Its own exit might not have gone
+  // through (a filter may forbid exit_group), so the code comes from the report.
+  const int error = report->error.load();
+  std::fprintf(stderr, "aasm-launch: error: %s '%s': %s: %s\n",
+               stage == ChildStage::kExec ? "cannot execute" : "cannot confine", request.command.front().c_str(),
+               stage_name(stage), std::strerror(error));
+  return child_exit_code(stage, error);
 }
 
 }  // namespace aasm

@@ -93,6 +93,10 @@ int compile(const std::vector<std::string>& args) {
     diags.global_error(llvm::toString(plan.takeError()), aasmc::diag::kLowering);
     return kExitPolicyError;
   }
+  if (aasm::Status encodable = aasm::plan::check_encodable(*plan); !encodable) {
+    diags.global_error(encodable.error().message, aasmc::diag::kLowering);
+    return kExitPolicyError;
+  }
   if (llvm::Error error = aasmc::write_plan_atomically(options.output, aasm::plan::encode_plan(*plan))) {
     diags.global_error("cannot write '" + options.output + "': " + llvm::toString(std::move(error)),
                        aasmc::diag::kOutput);

@@ -72,7 +72,12 @@ struct Plan {
   bool operator==(const Plan&) const = default;
 };
 
+// Whether `plan` fits the format: every string, list and program within the
+// limits of format.h, and nothing the reader would refuse for its order.
+Status check_encodable(const Plan& plan);
+
 // Canonical bytes of a plan, digest trailer included. Same plan, same bytes.
+// Precondition: check_encodable(plan) succeeded.
 std::vector<uint8_t> encode_plan(const Plan& plan);
 
 // Verifies (limits, magic, version, size, digest, section table) and decodes.

@@ -24,6 +24,23 @@ struct SectionEntry {
 
 Error fault(const std::string& what) { return make_error("invalid plan: " + what); }
 
+uint64_t align_up(uint64_t offset) { return (offset + kSectionAlignment - 1) / kSectionAlignment * kSectionAlignment; }
+
+Error truncated(const char* section) { return fault(std::string(section) + " section is shorter than its contents"); }
+
+// Rule paths are normalized by the compiler; anything else was not written by it.
+bool is_normalized(const std::string& path) {
+  if (path.empty() || path == "/") return true;
+  if (path.back() == '/') return false;
+  for (size_t at = 0; at < path.size();) {
+    const size_t next = std::min(path.find('/', at + 1), path.size());
+    const std::string segment = path.substr(at + 1, next - at - 1);
+    if (segment.empty() || segment == "." || segment == "..") return false;
+    at = next;
+  }
+  return true;
+}
+
 bool is_known(uint32_t type) {
   return type >= uint32_t(SectionType::kMeta) && type <= uint32_t(SectionType::kSyscallManifest);
 }
@@ -93,17 +110,19 @@ Result<std::vector<SectionEntry>> read_section_table(std::span<const uint8_t> by
     SectionEntry e{r.u32(), r.u32(), r.u64(), r.u64()};
     const std::string where = "section " + std::to_string(i) + " (" + section_name(e.type) + ")";
     if (e.flags & ~kKnownSectionFlags) return fault(where + " has undefined flag bits");
-    if (e.offset % kSectionAlignment) return fault(where + " is not 8-byte aligned");
-    if (e.offset < previous_end) return fault(where + " overlaps the table or the section before it");
+    // Sections follow each other at the next 8-byte boundary, with zero
+    // padding between: one plan has exactly one encoding.
+    const uint64_t expected_offset = align_up(previous_end);
+    if (e.offset < expected_offset) return fault(where + " overlaps the table or the section before it");
+    if (e.offset != expected_offset) return fault(where + " is not aligned at the next 8-byte boundary after what precedes it");
     if (e.offset > body_end || e.length > body_end - e.offset)
       return fault(where + " runs past the end of the file");
-    // Gaps are alignment padding and must be zero, so one plan has one encoding.
     for (uint64_t p = previous_end; p < e.offset; ++p)
       if (bytes[p] != 0) return fault("non-zero padding before " + where);
     previous_end = e.offset + e.length;
     entries.push_back(e);
   }
-  if (body_end - previous_end >= kSectionAlignment) return fault("unreferenced bytes after the last section");
+  if (body_end != align_up(previous_end)) return fault("unreferenced bytes after the last section");
   for (uint64_t p = previous_end; p < body_end; ++p)
     if (bytes[p] != 0) return fault("non-zero padding after the last section");
   return entries;
@@ -119,6 +138,7 @@ Status decode_meta(ByteReader& r, Plan& plan) {
   for (uint32_t i = 0; i < count && r.ok(); ++i) {
     std::string key = r.str16();
     std::string value = r.str16();
+    if (!r.ok()) return truncated("meta");
     if (!plan.meta.empty() && key <= plan.meta.back().first) return fault("meta keys are not sorted and unique");
     plan.meta.emplace_back(std::move(key), std::move(value));
   }
@@ -133,6 +153,7 @@ Status decode_landlock(ByteReader& r, Plan& plan) {
   ruleset.handled_fs = r.u64();
   ruleset.handled_net = r.u64();
   ruleset.scoped = r.u64();
+  if (!r.ok()) return truncated("landlock");
   if (count > kMaxLandlockRules) return fault("landlock section has " + std::to_string(count) + " rules, over the limit");
   if (ruleset.min_abi == 0) return fault("landlock ABI floor 0 is not an ABI");
   for (uint32_t i = 0; i < count && r.ok(); ++i) {
@@ -141,17 +162,20 @@ Status decode_landlock(ByteReader& r, Plan& plan) {
     const uint16_t base = r.u16();
     rule.flags = r.u16();
     rule.path = r.str16();
-    if (!r.ok()) break;
+    if (!r.ok()) return truncated("landlock");
     const std::string where = "landlock rule " + std::to_string(i);
     if (base > uint16_t(PathBase::kHome)) return fault(where + " has an unknown path variable");
     rule.base = PathBase(base);
     if (rule.flags & ~kRuleOptional) return fault(where + " has undefined flag bits");
     if (rule.access == 0 || (rule.access & ~ruleset.handled_fs))
       return fault(where + " grants rights the ruleset does not handle");
-    if (!is_clean_path_text(rule.path)) return fault(where + " has an invalid path");
+    if (!is_clean_path_text(rule.path) || !is_normalized(rule.path)) return fault(where + " has an invalid path");
     const bool absolute = rule.base == PathBase::kAbsolute;
     if (absolute ? rule.path.empty() || rule.path[0] != '/' : !rule.path.empty() && rule.path[0] != '/')
       return fault(where + " has a path that is not absolute");
+    if (!ruleset.rules.empty() && std::pair(ruleset.rules.back().base, ruleset.rules.back().path) >=
+                                      std::pair(rule.base, rule.path))
+      return fault(where + " is out of order or repeats a path");
     ruleset.rules.push_back(std::move(rule));
   }
   plan.landlock = std::move(ruleset);
@@ -164,15 +188,16 @@ Status decode_program(ByteReader& r, Plan& plan) {
   const uint32_t mode = r.u32();
   program.default_action = r.u32();
   const uint32_t count = r.u32();
-  if (!r.ok()) return Ok{};
+  if (!r.ok()) return truncated("seccomp-program");
   if (mode != uint32_t(FilterMode::kAllowlist) && mode != uint32_t(FilterMode::kDenylist))
     return fault("seccomp program has an unknown filter mode " + std::to_string(mode));
   program.mode = FilterMode(mode);
   if (count == 0 || count > kMaxBpfInstructions)
     return fault("seccomp program has " + std::to_string(count) + " instructions (1 to " +
                  std::to_string(kMaxBpfInstructions) + " allowed)");
-  if (find_program(plan, program.audit_arch))
-    return fault(std::string("two seccomp programs for ") + audit_arch_name(program.audit_arch));
+  if (!plan.seccomp.empty() && plan.seccomp.back().audit_arch >= program.audit_arch)
+    return fault(std::string("seccomp program for ") + audit_arch_name(program.audit_arch) +
+                 " repeats an architecture or is out of order");
   for (uint32_t i = 0; i < count && r.ok(); ++i)
     program.instructions.push_back({r.u16(), r.u8(), r.u8(), r.u32()});
   plan.seccomp.push_back(std::move(program));
@@ -187,6 +212,9 @@ Status decode_manifest(ByteReader& r, Plan& plan) {
     const uint16_t origin = r.u16();
     entry.action = r.u32();
     entry.name = r.str16();
+    if (!r.ok()) return truncated("syscall-manifest");
+    if (!plan.syscalls.empty() && plan.syscalls.back().name >= entry.name)
+      return fault("syscall manifest names are not sorted and unique");
     if (origin != uint16_t(SyscallOrigin::kPolicy) && origin != uint16_t(SyscallOrigin::kStartup))
       return fault("syscall manifest entry has an unknown origin");
     entry.origin = SyscallOrigin(origin);

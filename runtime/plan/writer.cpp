@@ -77,7 +77,31 @@ std::vector<Section> sections_of(const Plan& plan) {
   return sections;
 }
 
+Error too_large(const std::string& what) { return make_error("plan cannot be encoded: " + what); }
+
 }  // namespace
+
+Status check_encodable(const Plan& plan) {
+  if (plan.meta.size() > kMaxListEntries) return too_large("too many meta entries");
+  for (const auto& [key, value] : plan.meta)
+    if (key.size() > kMaxStringBytes || value.size() > kMaxStringBytes) return too_large("meta entry '" + key.substr(0, 64) + "' is too long");
+  if (plan.landlock) {
+    if (plan.landlock->rules.size() > kMaxLandlockRules)
+      return too_large(std::to_string(plan.landlock->rules.size()) + " Landlock rules, over the limit of " +
+                       std::to_string(kMaxLandlockRules));
+    for (const LandlockRule& rule : plan.landlock->rules)
+      if (rule.path.size() > kMaxPathBytes) return too_large("a Landlock rule path is longer than PATH_MAX");
+  }
+  for (const SeccompProgram& program : plan.seccomp)
+    if (program.instructions.empty() || program.instructions.size() > kMaxBpfInstructions)
+      return too_large(std::string("the seccomp program for ") + audit_arch_name(program.audit_arch) + " has " +
+                       std::to_string(program.instructions.size()) + " instructions (the kernel takes at most " +
+                       std::to_string(kMaxBpfInstructions) + ")");
+  if (plan.syscalls.size() > kMaxListEntries) return too_large("too many syscall manifest entries");
+  for (const SyscallEntry& entry : plan.syscalls)
+    if (entry.name.size() > kMaxStringBytes) return too_large("a syscall name is too long");
+  return Ok{};
+}
 
 std::vector<uint8_t> encode_plan(const Plan& plan) {
   std::vector<Section> sections = sections_of(plan);
