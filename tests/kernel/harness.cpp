@@ -81,9 +81,14 @@ TempDir::TempDir() {
 }
 
 TempDir::~TempDir() {
+  // Depth first, and on past a failure so one stuck entry leaves the least behind.
   ::nftw(
-      path_.c_str(), [](const char* p, const struct stat*, int, FTW*) { return ::remove(p); }, 16,
-      FTW_DEPTH | FTW_PHYS);
+      path_.c_str(),
+      [](const char* p, const struct stat*, int, FTW*) {
+        ::remove(p);
+        return 0;
+      },
+      16, FTW_DEPTH | FTW_PHYS);
 }
 
 void write_file(const std::string& path, std::string_view content, unsigned mode) {
