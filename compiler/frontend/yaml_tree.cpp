@@ -122,7 +122,7 @@ class TreeBuilder : public YAML::EventHandler {
       top.have_key = true;
     } else {
       check_duplicate(top);
-      top.node.entries.emplace_back(std::move(top.key), std::move(node));
+      top.node.entries.push_back({std::move(top.key), std::move(node)});
       top.have_key = false;
     }
   }

@@ -14,6 +14,8 @@
 
 namespace aasmc {
 
+struct YamlEntry;
+
 struct YamlNode {
   enum class Kind { kNull, kScalar, kSequence, kMap };
   Kind kind = Kind::kNull;
@@ -21,10 +23,15 @@ struct YamlNode {
   std::string scalar;  // kScalar
   bool quoted = false; // kScalar written in quotes
   std::vector<YamlNode> items;                          // kSequence
-  std::vector<std::pair<YamlNode, YamlNode>> entries;   // kMap: key, value
+  std::vector<YamlEntry> entries;  // kMap
 
   llvm::SMRange range() const;  // the scalar's extent; just `loc` otherwise
   const char* kind_name() const;
+};
+
+struct YamlEntry {
+  YamlNode key;
+  YamlNode value;
 };
 
 struct YamlDocument {
