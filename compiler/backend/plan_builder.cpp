@@ -47,8 +47,13 @@ llvm::Expected<Plan> build_plan(const PolicyIR& ir) {
     }
     std::sort(plan.seccomp.begin(), plan.seccomp.end(),
               [](const auto& a, const auto& b) { return a.audit_arch < b.audit_arch; });
-    for (const auto& [name, origin] : ir.syscalls->allowed)
-      plan.syscalls.push_back({name, origin, seccomp_return_value({Action::Kind::kAllow, 0})});
+    // The manifest lists what the filter names: allowed calls with their
+    // origin, and in a denylist the denied ones.
+    for (const auto& [name, entry] : ir.syscalls->allowed)
+      plan.syscalls.push_back({name, entry.origin, seccomp_return_value({Action::Kind::kAllow, 0})});
+    if (ir.syscalls->mode == aasm::plan::FilterMode::kDenylist)
+      for (const auto& [name, from] : ir.syscalls->denied)
+        plan.syscalls.push_back({name, aasm::plan::SyscallOrigin::kPolicy, seccomp_return_value(denylist_action())});
   }
   return plan;
 }

@@ -61,6 +61,8 @@ llvm::Expected<std::vector<aasm::plan::BpfInstruction>> export_program(scmp_filt
 
 }  // namespace
 
+Action denylist_action() { return Action{Action::Kind::kKill, 0}; }
+
 uint32_t seccomp_return_value(const Action& action) {
   switch (action.kind) {
     case Action::Kind::kAllow: return SECCOMP_RET_ALLOW;
@@ -73,7 +75,9 @@ uint32_t seccomp_return_value(const Action& action) {
 
 llvm::Expected<aasm::plan::SeccompProgram> lower_syscalls(const SyscallIR& ir, const Target& target) {
   if (int rc = seccomp_api_set(kSeccompApiLevel); rc != 0) return lowering_error(target, "seccomp_api_set", rc);
-  std::unique_ptr<void, FilterDeleter> ctx(seccomp_init(scmp_action(ir.default_action)));
+  const bool allowlist = ir.mode == aasm::plan::FilterMode::kAllowlist;
+  std::unique_ptr<void, FilterDeleter> ctx(
+      seccomp_init(allowlist ? scmp_action(ir.default_action.value) : SCMP_ACT_ALLOW));
   if (!ctx) return lowering_error(target, "seccomp_init", -ENOMEM);
   // The filter targets one architecture: drop the build host's, add the target's.
   if (int rc = seccomp_arch_remove(ctx.get(), SCMP_ARCH_NATIVE); rc != 0 && rc != -EEXIST)
@@ -88,21 +92,27 @@ llvm::Expected<aasm::plan::SeccompProgram> lower_syscalls(const SyscallIR& ir, c
     return lowering_error(target, "SCMP_FLTATR_CTL_NNP", rc);
   if (int rc = seccomp_attr_set(ctx.get(), SCMP_FLTATR_CTL_OPTIMIZE, 2); rc != 0)
     return lowering_error(target, "SCMP_FLTATR_CTL_OPTIMIZE", rc);
-  for (const auto& [name, origin] : ir.allowed) {
-    if (!syscall_number(target, name)) continue;  // a start-up member this target lacks
-    // libseccomp takes rule numbers in the build host's numbering (negative
-    // pseudo-numbers for calls it lacks) and translates them by name to the
-    // filter's architecture, so the output is the same on any build host.
+  // libseccomp takes rule numbers in the build host's numbering (negative
+  // pseudo-numbers for calls it lacks) and translates them by name to the
+  // filter's architecture, so the output is the same on any build host.
+  auto add = [&](const std::string& name, uint32_t action) -> llvm::Error {
+    if (!syscall_number(target, name)) return llvm::Error::success();  // a group member this target lacks
     const int host_nr = seccomp_syscall_resolve_name(name.c_str());
-    if (int rc = seccomp_rule_add_exact(ctx.get(), SCMP_ACT_ALLOW, host_nr, 0); rc != 0)
-      return lowering_error(target, "allow " + name, rc);
-  }
+    if (int rc = seccomp_rule_add_exact(ctx.get(), action, host_nr, 0); rc != 0)
+      return lowering_error(target, name, rc);
+    return llvm::Error::success();
+  };
+  for (const auto& [name, entry] : ir.allowed)
+    if (llvm::Error error = add(name, SCMP_ACT_ALLOW)) return std::move(error);
+  if (!allowlist)
+    for (const auto& [name, from] : ir.denied)
+      if (llvm::Error error = add(name, scmp_action(denylist_action()))) return std::move(error);
   auto instructions = export_program(ctx.get(), target);
   if (!instructions) return instructions.takeError();
   aasm::plan::SeccompProgram program;
   program.audit_arch = target.audit_arch;
-  program.mode = aasm::plan::FilterMode::kAllowlist;
-  program.default_action = seccomp_return_value(ir.default_action);
+  program.mode = ir.mode;
+  program.default_action = allowlist ? seccomp_return_value(ir.default_action.value) : SECCOMP_RET_ALLOW;
   program.instructions = std::move(*instructions);
   return program;
 }

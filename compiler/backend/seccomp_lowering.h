@@ -11,6 +11,9 @@ namespace aasmc {
 // SECCOMP_RET_* value of an action.
 uint32_t seccomp_return_value(const Action& action);
 
+// What a denylist does to a denied call: kill the process, loudly (SIGSYS).
+Action denylist_action();
+
 llvm::Expected<aasm::plan::SeccompProgram> lower_syscalls(const SyscallIR& ir, const Target& target);
 
 // libseccomp's version and the API level the compiler pins, recorded in the

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/negotiate.h"
 #include "backend/plan_builder.h"
 #include "driver/show.h"
 #include "frontend/parse_policy.h"
@@ -23,6 +24,7 @@ constexpr int kExitUsage = 2;
 
 constexpr const char* kUsage =
     "usage: aasmc compile POLICY.yaml... -o PLAN [--arch x86_64,aarch64] [--print-ir]\n"
+    "       aasmc explain POLICY.yaml... [--arch x86_64,aarch64]\n"
     "       aasmc show PLAN\n"
     "       aasmc groups\n"
     "       aasmc --version\n";
@@ -88,6 +90,7 @@ int compile(const std::vector<std::string>& args) {
   auto ir = aasmc::build_ir(documents, options.targets, diags);
   if (!ir) return kExitPolicyError;
   if (options.print_ir) llvm::outs() << aasmc::print_ir(*ir);
+  if (!aasmc::check_lowerable(*ir, diags)) return kExitPolicyError;
   auto plan = aasmc::build_plan(*ir);
   if (!plan) {
     diags.global_error(llvm::toString(plan.takeError()), aasmc::diag::kLowering);
@@ -102,6 +105,37 @@ int compile(const std::vector<std::string>& args) {
                        aasmc::diag::kOutput);
     return kExitPolicyError;
   }
+  return kExitOk;
+}
+
+// The effective policy of a cascade, each value with where it came from.
+int explain(const std::vector<std::string>& args) {
+  std::vector<aasmc::Target> targets(aasmc::all_targets().begin(), aasmc::all_targets().end());
+  std::vector<std::string> inputs;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--arch") {
+      if (++i >= args.size()) return usage_error("--arch needs a value");
+      targets.clear();
+      for (const std::string& name : split(args[i], ',')) {
+        auto target = aasmc::find_target(name);
+        if (!target) return usage_error("unknown architecture '" + name + "' (x86_64, aarch64)");
+        targets.push_back(*target);
+      }
+    } else if (args[i].size() > 1 && args[i][0] == '-') {
+      return usage_error("unknown option '" + args[i] + "'");
+    } else {
+      inputs.push_back(args[i]);
+    }
+  }
+  if (inputs.empty()) return usage_error("explain needs at least one policy file");
+  llvm::SourceMgr sources;
+  aasmc::Diagnostics diags(sources);
+  std::vector<aasmc::PolicyDocument> documents;
+  for (const std::string& input : inputs) aasmc::load_policy_file(input, diags, documents);
+  if (diags.error_count() > 0) return kExitPolicyError;
+  auto ir = aasmc::build_ir(documents, targets, diags);
+  if (!ir) return kExitPolicyError;
+  llvm::outs() << aasmc::explain_ir(*ir, sources);
   return kExitOk;
 }
 
@@ -140,6 +174,7 @@ int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 2, argv + argc);
   if (command == "compile") return compile(args);
   if (command == "show") return show(args);
+  if (command == "explain") return explain(args);
   if (command == "groups") return groups(args);
   if (command == "--version") {
     llvm::outs() << "aasmc " << aasmc::kCompilerVersion << "\n";

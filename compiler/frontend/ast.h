@@ -1,20 +1,32 @@
-// The typed policy AST: one node per policy node, each keeping its source
-// location, each document keeping its tier and file.
+// The typed policy AST: one node per policy node (policy.md "spec nodes"),
+// each keeping its source location, each document keeping its tier and file.
 #pragma once
 
+#include <llvm/ADT/StringRef.h>
 #include <llvm/Support/SMLoc.h>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "crypto/sha256.h"
+#include "frontend/condition.h"
 #include "frontend/paths.h"
 
 namespace aasmc {
 
 enum class Tier { kOrg, kTeam, kAgent, kRun };  // broad -> narrow
 const char* tier_name(Tier tier);
+
+// The `capabilities.deny` and `isolation.degraded` vocabulary.
+enum class Domain {
+  kFileRead, kFileWrite, kFileExecute, kNetworkOutbound, kNetworkBind,
+  kIpc, kSyscall, kProcessCreation, kResource, kCredential,
+};
+const char* domain_name(Domain domain);
+std::optional<Domain> find_domain(llvm::StringRef name);
+std::vector<llvm::StringRef> domain_names();
 
 // A syscall action: what a filter returns. Ordered by strictness.
 struct Action {
@@ -24,11 +36,20 @@ struct Action {
   std::string text() const;
   // kill > errno > log > allow
   int strictness() const { return int(kind); }
+  bool operator==(const Action&) const = default;
 };
 
+// Where a value was written: the document (index in the cascade) and the token.
 struct SourceRef {
   llvm::SMLoc loc;
   llvm::SMRange range;
+  int document = -1;
+};
+
+template <typename T>
+struct Located {
+  T value;
+  SourceRef source;
 };
 
 struct PathEntry {
@@ -47,15 +68,64 @@ struct FilesystemNode {
 };
 
 struct NameEntry {
-  std::string name;  // a syscall name or "@group"
+  std::string name;  // a syscall name, "@group", a variable, a host...
   SourceRef source;
+};
+
+struct SyscallRule {
+  NameEntry syscall;
+  std::optional<Located<std::string>> when_text;  // as written
+  std::optional<ConditionExpr> when;              // parsed
+  Located<Action> action;
 };
 
 struct SyscallsNode {
   SourceRef source;
-  std::optional<Action> default_action;
-  SourceRef default_source;
+  std::optional<Located<Action>> default_action;
   std::optional<std::vector<NameEntry>> allow;
+  std::optional<std::vector<NameEntry>> deny;
+  std::vector<SyscallRule> rules;
+};
+
+struct PortEntry {
+  enum class Protocol { kTcp, kUdp };
+  Protocol protocol = Protocol::kTcp;
+  uint16_t port = 0;  // kTcp only
+  SourceRef source;
+};
+
+// `none`, `{allow: [...]}` or `{hosts: [...]}`.
+struct NetworkRule {
+  enum class Kind { kNone, kAllow, kHosts };
+  Kind kind = Kind::kNone;
+  std::vector<PortEntry> allow;
+  std::vector<NameEntry> hosts;
+  SourceRef source;
+};
+
+struct NetworkNode {
+  std::optional<NetworkRule> outbound, bind;
+};
+
+struct IpcNode {
+  std::optional<Located<bool>> abstract_unix_sockets_denied;
+  std::optional<Located<bool>> signals_denied;
+};
+
+struct ResourcesNode {
+  std::optional<Located<uint64_t>> memory, swap, pids, cpu_millicores, wall_clock_seconds, stdout_bytes,
+      stderr_bytes, open_files, file_size;
+};
+
+struct EnvironmentNode {
+  std::optional<std::vector<NameEntry>> pass;  // names, or prefixes ending in '*'
+  std::optional<std::vector<std::pair<NameEntry, NameEntry>>> set;  // name, value
+};
+
+struct IsolationNode {
+  std::optional<std::vector<NameEntry>> namespaces;
+  std::optional<std::vector<NameEntry>> linux_capabilities;
+  std::optional<std::vector<Located<Domain>>> degraded;
 };
 
 struct PolicyDocument {
@@ -66,8 +136,14 @@ struct PolicyDocument {
   llvm::SMLoc start;
   std::string name;
   Tier tier = Tier::kAgent;
+  std::optional<std::vector<Located<Domain>>> capabilities_deny;
   std::optional<FilesystemNode> filesystem;
+  std::optional<NetworkNode> network;
+  std::optional<IpcNode> ipc;
   std::optional<SyscallsNode> syscalls;
+  std::optional<ResourcesNode> resources;
+  std::optional<EnvironmentNode> environment;
+  std::optional<IsolationNode> isolation;
 };
 
 }  // namespace aasmc

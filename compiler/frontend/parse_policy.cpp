@@ -3,9 +3,9 @@
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/Path.h>
 
-#include <cerrno>
-#include <cstring>
+#include <algorithm>
 
+#include "frontend/quantity.h"
 #include "support/errno_names.h"
 
 namespace aasmc {
@@ -13,18 +13,38 @@ namespace {
 
 using Kind = YamlNode::Kind;
 
-bool is_valid_name(const std::string& name) {
-  if (name.empty() || name.size() > 253) return false;
-  auto head = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
-  if (!head(name[0])) return false;
-  for (char c : name)
-    if (!head(c) && c != '.' && c != '_' && c != '-') return false;
-  return true;
+bool is_name_char(char c, bool head) {
+  const bool lower_digit = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+  return head ? lower_digit : lower_digit || c == '.' || c == '_' || c == '-';
 }
+
+bool is_valid_name(const std::string& name) {
+  if (name.empty() || name.size() > 253 || !is_name_char(name[0], true)) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) { return is_name_char(c, false); });
+}
+
+bool is_env_name(llvm::StringRef name) {
+  if (name.empty() || !(std::isalpha(uint8_t(name[0])) || name[0] == '_')) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) { return std::isalnum(uint8_t(c)) || c == '_'; });
+}
+
+// Values that look like credentials: a policy checked into git must not carry them.
+bool looks_like_credential(llvm::StringRef name, llvm::StringRef value) {
+  static const char* const kPrefixes[] = {"AKIA", "ghp_", "gho_", "github_pat_", "glpat-", "sk-", "xoxb-", "xoxp-",
+                                          "-----BEGIN"};
+  for (const char* prefix : kPrefixes)
+    if (value.startswith(prefix)) return true;
+  const std::string upper = name.upper();
+  for (const char* word : {"TOKEN", "SECRET", "PASSWORD", "PASSWD", "API_KEY", "APIKEY", "PRIVATE_KEY", "CREDENTIAL"})
+    if (llvm::StringRef(upper).contains(word) && !value.empty()) return true;
+  return false;
+}
+
+constexpr llvm::StringRef kNamespaces[] = {"pid", "ipc", "uts", "user", "net", "mount"};
 
 class DocumentParser {
  public:
-  explicit DocumentParser(Diagnostics& diags) : diags_(diags) {}
+  DocumentParser(Diagnostics& diags, int document) : diags_(diags), document_(document) {}
 
   std::optional<PolicyDocument> parse(const YamlDocument& yaml) {
     PolicyDocument doc;
@@ -48,10 +68,27 @@ class DocumentParser {
   }
 
  private:
+  SourceRef ref(const YamlNode& node) const { return {node.loc, node.range(), document_}; }
+
+  void error_at(const YamlNode& node, const std::string& message, const char* id) {
+    diags_.error(node.loc, message, id, node.range());
+  }
+
+  // An error at `offset` inside a scalar's text (quoted scalars start a byte later).
+  void error_inside(const YamlNode& node, size_t offset, const std::string& message, const char* id) {
+    const char* at = node.loc.getPointer() + (node.quoted ? 1 : 0) + offset;
+    diags_.error(llvm::SMLoc::getFromPointer(at), message, id, node.range());
+  }
+
+  static std::string with_guess(std::string message, llvm::StringRef word, llvm::ArrayRef<llvm::StringRef> known) {
+    if (auto guess = closest_match(word, known); !guess.empty()) message += "; did you mean '" + guess + "'?";
+    return message;
+  }
+
   bool expect(const YamlNode& node, Kind kind, const std::string& what) {
     if (node.kind == kind) return true;
     const char* wanted = kind == Kind::kMap ? "a mapping" : kind == Kind::kSequence ? "a list" : "a scalar";
-    diags_.error(node.loc, what + " must be " + wanted + ", not " + node.kind_name(), diag::kWrongType, node.range());
+    error_at(node, what + " must be " + wanted + ", not " + node.kind_name(), diag::kWrongType);
     return false;
   }
 
@@ -65,10 +102,7 @@ class DocumentParser {
     for (const auto& [key, value] : map.entries) {
       if (!expect(key, Kind::kScalar, "a key in " + where)) continue;
       if (std::find(known.begin(), known.end(), key.scalar) == known.end()) {
-        std::string message = "unknown key '" + key.scalar + "' in " + where;
-        const std::string guess = closest_match(key.scalar, known);
-        if (!guess.empty()) message += "; did you mean '" + guess + "'?";
-        diags_.error(key.loc, message, diag::kUnknownKey, key.range());
+        error_at(key, with_guess("unknown key '" + key.scalar + "' in " + where, key.scalar, known), diag::kUnknownKey);
         continue;
       }
       on_key(key.scalar, value);
@@ -80,43 +114,69 @@ class DocumentParser {
     return node.scalar;
   }
 
+  // A value from a closed set: the set's index, or an error with a guess.
+  std::optional<size_t> choice(const YamlNode& node, const std::string& what, llvm::ArrayRef<llvm::StringRef> options) {
+    auto text = scalar(node, what);
+    if (!text) return std::nullopt;
+    for (size_t i = 0; i < options.size(); ++i)
+      if (*text == options[i]) return i;
+    std::string list;
+    for (llvm::StringRef option : options) list += std::string(list.empty() ? "" : ", ") + option.str();
+    error_at(node, with_guess(what + ": unknown value '" + *text + "' (" + list + ")", *text, options),
+             diag::kBadValue);
+    return std::nullopt;
+  }
+
   void expect_literal(const YamlNode& node, const std::string& key, const std::string& wanted) {
     auto value = scalar(node, key);
     if (value && *value != wanted)
-      diags_.error(node.loc, key + " must be '" + wanted + "', not '" + *value + "'", diag::kBadValue, node.range());
+      error_at(node, key + " must be '" + wanted + "', not '" + *value + "'", diag::kBadValue);
+  }
+
+  // A list of scalars; `check` may refuse an entry (and report it).
+  template <typename Check>
+  std::optional<std::vector<NameEntry>> names(const YamlNode& node, const std::string& where, Check&& check) {
+    if (!expect(node, Kind::kSequence, where)) return std::nullopt;
+    std::vector<NameEntry> out;
+    for (const YamlNode& item : node.items) {
+      auto text = scalar(item, "an entry of " + where);
+      if (!text || !check(item, *text)) continue;
+      out.push_back({*text, ref(item)});
+    }
+    return out;
+  }
+  std::optional<std::vector<NameEntry>> names(const YamlNode& node, const std::string& where) {
+    return names(node, where, [](const YamlNode&, const std::string&) { return true; });
+  }
+
+  std::optional<std::vector<Located<Domain>>> domains(const YamlNode& node, const std::string& where) {
+    const std::vector<llvm::StringRef> known = domain_names();
+    if (!expect(node, Kind::kSequence, where)) return std::nullopt;
+    std::vector<Located<Domain>> out;
+    for (const YamlNode& item : node.items)
+      if (auto index = choice(item, "an entry of " + where, known)) out.push_back({Domain(*index), ref(item)});
+    return out;
   }
 
   void parse_metadata(const YamlNode& node, PolicyDocument& doc) {
     if (!expect(node, Kind::kMap, "metadata")) return;
     bool seen_name = false, seen_tier = false;
     for_each_key(node, {"name", "tier", "description"}, "metadata", [&](const std::string& key, const YamlNode& value) {
-      auto text = scalar(value, "metadata." + key);
-      if (!text) return;
-      if (key == "name") {
-        seen_name = true;
-        doc.name = *text;
-        if (!is_valid_name(*text))
-          diags_.error(value.loc, "metadata.name '" + *text + "' must match [a-z0-9][a-z0-9._-]*", diag::kBadValue,
-                       value.range());
-      } else if (key == "tier") {
+      if (key == "tier") {
         seen_tier = true;
-        parse_tier(value, *text, doc);
+        static const llvm::StringRef kTiers[] = {"org", "team", "agent", "run"};
+        if (auto index = choice(value, "metadata.tier", kTiers)) doc.tier = Tier(*index);
+        return;
       }
+      auto text = scalar(value, "metadata." + key);
+      if (!text || key != "name") return;
+      seen_name = true;
+      doc.name = *text;
+      if (!is_valid_name(*text))
+        error_at(value, "metadata.name '" + *text + "' must match [a-z0-9][a-z0-9._-]*", diag::kBadValue);
     });
     require(seen_name, node, "metadata.name");
     require(seen_tier, node, "metadata.tier");
-  }
-
-  void parse_tier(const YamlNode& node, const std::string& text, PolicyDocument& doc) {
-    static const llvm::StringRef kTiers[] = {"org", "team", "agent", "run"};
-    for (size_t i = 0; i < std::size(kTiers); ++i)
-      if (text == kTiers[i]) {
-        doc.tier = Tier(i);
-        return;
-      }
-    std::string message = "unknown tier '" + text + "' (org, team, agent or run)";
-    if (auto guess = closest_match(text, kTiers); !guess.empty()) message += "; did you mean '" + guess + "'?";
-    diags_.error(node.loc, message, diag::kBadValue, node.range());
   }
 
   void parse_spec(const YamlNode& node, PolicyDocument& doc) {
@@ -124,17 +184,23 @@ class DocumentParser {
     for_each_key(node,
                  {"capabilities", "filesystem", "network", "ipc", "syscalls", "resources", "environment", "isolation"},
                  "spec", [&](const std::string& key, const YamlNode& value) {
+                   if (key == "capabilities") doc.capabilities_deny = parse_capabilities(value);
                    if (key == "filesystem") doc.filesystem = parse_filesystem(value);
-                   else if (key == "syscalls") doc.syscalls = parse_syscalls(value);
-                   else not_supported(value, "spec." + key);
+                   if (key == "network") doc.network = parse_network(value);
+                   if (key == "ipc") doc.ipc = parse_ipc(value);
+                   if (key == "syscalls") doc.syscalls = parse_syscalls(value);
+                   if (key == "resources") doc.resources = parse_resources(value);
+                   if (key == "environment") doc.environment = parse_environment(value);
+                   if (key == "isolation") doc.isolation = parse_isolation(value);
                  });
   }
 
-  // Fail closed: a control this compiler cannot lower yet is refused, never
-  // silently dropped from the plan.
-  void not_supported(const YamlNode& node, const std::string& what) {
-    diags_.error(node.loc, what + " is not supported by this version of aasmc yet; remove it to compile",
-                 diag::kNotSupported);
+  std::optional<std::vector<Located<Domain>>> parse_capabilities(const YamlNode& node) {
+    if (!expect(node, Kind::kMap, "spec.capabilities")) return std::nullopt;
+    std::optional<std::vector<Located<Domain>>> deny;
+    for_each_key(node, {"deny"}, "spec.capabilities",
+                 [&](const std::string&, const YamlNode& value) { deny = domains(value, "spec.capabilities.deny"); });
+    return deny;
   }
 
   std::optional<FilesystemNode> parse_filesystem(const YamlNode& node) {
@@ -160,7 +226,7 @@ class DocumentParser {
     std::optional<PathAllowList> list;
     for_each_key(node, {"allow"}, where, [&](const std::string&, const YamlNode& value) {
       auto paths = parse_path_list(value, where + ".allow");
-      if (paths) list = PathAllowList{{value.loc, value.range()}, std::move(*paths)};
+      if (paths) list = PathAllowList{ref(value), std::move(*paths)};
     });
     if (!list && node.entries.empty()) require(false, node, "allow");
     return list;
@@ -175,53 +241,243 @@ class DocumentParser {
       PathError error;
       auto path = parse_path(*text, error);
       if (!path) {
-        // Point inside the string; quoted scalars start one byte later.
-        const char* at = item.loc.getPointer() + (item.quoted ? 1 : 0) + error.offset;
-        diags_.error(llvm::SMLoc::getFromPointer(at), error.message, diag::kBadPath, item.range());
+        error_inside(item, error.offset, error.message, diag::kBadPath);
         continue;
       }
-      entries.push_back({std::move(*path), {item.loc, item.range()}});
+      entries.push_back({std::move(*path), ref(item)});
     }
     return entries;
+  }
+
+  std::optional<NetworkNode> parse_network(const YamlNode& node) {
+    if (!expect(node, Kind::kMap, "spec.network")) return std::nullopt;
+    NetworkNode network;
+    for_each_key(node, {"outbound", "bind"}, "spec.network", [&](const std::string& key, const YamlNode& value) {
+      auto rule = parse_network_rule(value, "spec.network." + key, key == "outbound");
+      (key == "outbound" ? network.outbound : network.bind) = std::move(rule);
+    });
+    return network;
+  }
+
+  std::optional<NetworkRule> parse_network_rule(const YamlNode& node, const std::string& where, bool outbound) {
+    NetworkRule rule;
+    rule.source = ref(node);
+    if (node.kind == Kind::kScalar) {
+      static const llvm::StringRef kNone[] = {"none"};
+      if (!choice(node, where, kNone)) return std::nullopt;
+      return rule;
+    }
+    if (!expect(node, Kind::kMap, where)) return std::nullopt;
+    std::initializer_list<llvm::StringRef> keys = {"allow", "hosts"};
+    if (!outbound) keys = {"allow"};
+    bool seen = false;
+    for_each_key(node, keys, where, [&](const std::string& key, const YamlNode& value) {
+      if (seen) error_at(value, where + " takes one of 'allow' or 'hosts', not both", diag::kBadValue);
+      seen = true;
+      if (key == "hosts") {
+        rule.kind = NetworkRule::Kind::kHosts;
+        if (auto hosts = names(value, where + ".hosts")) rule.hosts = std::move(*hosts);
+        return;
+      }
+      rule.kind = NetworkRule::Kind::kAllow;
+      if (!expect(value, Kind::kSequence, where + ".allow")) return;
+      for (const YamlNode& item : value.items)
+        if (auto port = parse_port(item, where + ".allow", outbound)) rule.allow.push_back(*port);
+    });
+    if (!seen) require(false, node, "allow");
+    return rule;
+  }
+
+  std::optional<PortEntry> parse_port(const YamlNode& node, const std::string& where, bool udp_permitted) {
+    auto text = scalar(node, "an entry of " + where);
+    if (!text) return std::nullopt;
+    if (*text == "udp" && udp_permitted) return PortEntry{PortEntry::Protocol::kUdp, 0, ref(node)};
+    const llvm::StringRef entry(*text);
+    unsigned port = 0;
+    if (!entry.startswith("tcp:") || entry.drop_front(4).getAsInteger(10, port) || port == 0 || port > 65535) {
+      error_at(node,
+               where + ": '" + *text + "' is not " + (udp_permitted ? "'tcp:PORT' (1-65535) or 'udp'" : "'tcp:PORT' (1-65535)") +
+                   (entry.startswith("udp:") ? "; the kernel cannot scope UDP by port, so UDP is all or nothing: 'udp'" : ""),
+               diag::kBadValue);
+      return std::nullopt;
+    }
+    return PortEntry{PortEntry::Protocol::kTcp, uint16_t(port), ref(node)};
+  }
+
+  std::optional<IpcNode> parse_ipc(const YamlNode& node) {
+    if (!expect(node, Kind::kMap, "spec.ipc")) return std::nullopt;
+    IpcNode ipc;
+    static const llvm::StringRef kSettings[] = {"allow", "deny"};
+    for_each_key(node, {"abstract_unix_sockets", "signals"}, "spec.ipc", [&](const std::string& key, const YamlNode& value) {
+      auto index = choice(value, "spec.ipc." + key, kSettings);
+      if (!index) return;
+      Located<bool> denied{*index == 1, ref(value)};
+      (key == "signals" ? ipc.signals_denied : ipc.abstract_unix_sockets_denied) = denied;
+    });
+    return ipc;
   }
 
   std::optional<SyscallsNode> parse_syscalls(const YamlNode& node) {
     if (!expect(node, Kind::kMap, "spec.syscalls")) return std::nullopt;
     SyscallsNode syscalls;
-    syscalls.source = {node.loc, {}};
+    syscalls.source = ref(node);
     for_each_key(node, {"default", "allow", "deny", "rules"}, "spec.syscalls",
                  [&](const std::string& key, const YamlNode& value) {
-                   if (key == "default") parse_default(value, syscalls);
-                   else if (key == "allow") syscalls.allow = parse_names(value, "spec.syscalls.allow");
-                   else not_supported(value, "spec.syscalls." + key);
+                   if (key == "default") syscalls.default_action = parse_action_node(value, "spec.syscalls.default", false);
+                   if (key == "allow") syscalls.allow = names(value, "spec.syscalls.allow");
+                   if (key == "deny") syscalls.deny = names(value, "spec.syscalls.deny");
+                   if (key == "rules") parse_rules(value, syscalls.rules);
                  });
     return syscalls;
   }
 
-  void parse_default(const YamlNode& node, SyscallsNode& syscalls) {
-    auto text = scalar(node, "spec.syscalls.default");
-    if (!text) return;
+  std::optional<Located<Action>> parse_action_node(const YamlNode& node, const std::string& where, bool allow_permitted) {
+    auto text = scalar(node, where);
+    if (!text) return std::nullopt;
     std::string error;
-    auto action = parse_action(*text, false, error);
+    auto action = parse_action(*text, allow_permitted, error);
     if (!action) {
-      diags_.error(node.loc, "spec.syscalls.default: " + error, diag::kBadAction, node.range());
-      return;
+      error_at(node, where + ": " + error, diag::kBadAction);
+      return std::nullopt;
     }
-    syscalls.default_action = *action;
-    syscalls.default_source = {node.loc, node.range()};
+    return Located<Action>{*action, ref(node)};
   }
 
-  std::optional<std::vector<NameEntry>> parse_names(const YamlNode& node, const std::string& where) {
-    if (!expect(node, Kind::kSequence, where)) return std::nullopt;
-    std::vector<NameEntry> names;
+  void parse_rules(const YamlNode& node, std::vector<SyscallRule>& rules) {
+    if (!expect(node, Kind::kSequence, "spec.syscalls.rules")) return;
     for (const YamlNode& item : node.items) {
-      auto text = scalar(item, "an entry of " + where);
-      if (text) names.push_back({*text, {item.loc, item.range()}});
+      const std::string where = "a rule of spec.syscalls.rules";
+      if (!expect(item, Kind::kMap, where)) continue;
+      SyscallRule rule;
+      bool seen_syscall = false;
+      std::optional<Located<Action>> action;
+      for_each_key(item, {"syscall", "when", "action"}, where, [&](const std::string& key, const YamlNode& value) {
+        if (key == "action") action = parse_action_node(value, "action", true);
+        auto text = key == "action" ? std::nullopt : scalar(value, key);
+        if (!text) return;
+        if (key == "syscall") {
+          seen_syscall = true;
+          rule.syscall = {*text, ref(value)};
+        } else {
+          rule.when_text = Located<std::string>{*text, ref(value)};
+          ConditionError error;
+          rule.when = parse_condition(*text, error);
+          if (!rule.when) error_inside(value, error.offset, "in when: " + error.message, diag::kConditionSyntax);
+        }
+      });
+      require(seen_syscall, item, "syscall");
+      require(action.has_value() || item.entries.empty(), item, "action");
+      if (seen_syscall && action) {
+        rule.action = *action;
+        rules.push_back(std::move(rule));
+      }
     }
-    return names;
+  }
+
+  std::optional<ResourcesNode> parse_resources(const YamlNode& node) {
+    if (!expect(node, Kind::kMap, "spec.resources")) return std::nullopt;
+    ResourcesNode resources;
+    for_each_key(
+        node,
+        {"memory", "swap", "pids", "cpu", "wall_clock", "stdout", "stderr", "open_files", "file_size"},
+        "spec.resources", [&](const std::string& key, const YamlNode& value) {
+          const std::string where = "spec.resources." + key;
+          auto text = scalar(value, where);
+          if (!text) return;
+          QuantityError error;
+          std::optional<uint64_t> parsed;
+          std::optional<Located<uint64_t>>* slot = nullptr;
+          if (key == "pids") parsed = parse_count(*text, 1u << 22, error), slot = &resources.pids;
+          else if (key == "open_files") parsed = parse_count(*text, 1u << 20, error), slot = &resources.open_files;
+          else if (key == "cpu") parsed = parse_cpu_millicores(*text, error), slot = &resources.cpu_millicores;
+          else if (key == "wall_clock") parsed = parse_duration_seconds(*text, error), slot = &resources.wall_clock_seconds;
+          else {
+            parsed = parse_bytes(*text, error);
+            slot = key == "memory"   ? &resources.memory
+                   : key == "swap"   ? &resources.swap
+                   : key == "stdout" ? &resources.stdout_bytes
+                   : key == "stderr" ? &resources.stderr_bytes
+                                     : &resources.file_size;
+          }
+          if (!parsed) {
+            error_inside(value, error.offset, where + ": " + error.message, diag::kBadQuantity);
+            return;
+          }
+          *slot = Located<uint64_t>{*parsed, ref(value)};
+        });
+    return resources;
+  }
+
+  std::optional<EnvironmentNode> parse_environment(const YamlNode& node) {
+    if (!expect(node, Kind::kMap, "spec.environment")) return std::nullopt;
+    EnvironmentNode env;
+    for_each_key(node, {"pass", "set"}, "spec.environment", [&](const std::string& key, const YamlNode& value) {
+      if (key == "pass") {
+        env.pass = names(value, "spec.environment.pass", [&](const YamlNode& item, const std::string& text) {
+          llvm::StringRef name(text);
+          if (is_env_name(name.endswith("*") ? name.drop_back() : name) && name.count('*') <= 1) return true;
+          error_at(item, "'" + text + "' is not a variable name (or a prefix ending in one '*')", diag::kBadValue);
+          return false;
+        });
+        return;
+      }
+      if (!expect(value, Kind::kMap, "spec.environment.set")) return;
+      env.set.emplace();
+      for (const auto& [name, setting] : value.entries) {
+        auto name_text = scalar(name, "a variable name in spec.environment.set");
+        auto value_text = scalar(setting, "the value of " + name.scalar);
+        if (!name_text || !value_text) continue;
+        if (!is_env_name(*name_text)) {
+          error_at(name, "'" + *name_text + "' is not a variable name", diag::kBadValue);
+          continue;
+        }
+        if (looks_like_credential(*name_text, *value_text))
+          diags_.warning(setting.loc,
+                         "the value of " + *name_text +
+                             " looks like a credential; a checked-in policy is no place for secrets (pass it with "
+                             "environment.pass instead)",
+                         diag::kCredentialValue, setting.range());
+        env.set->push_back({{*name_text, ref(name)}, {*value_text, ref(setting)}});
+      }
+    });
+    return env;
+  }
+
+  std::optional<IsolationNode> parse_isolation(const YamlNode& node) {
+    if (!expect(node, Kind::kMap, "spec.isolation")) return std::nullopt;
+    IsolationNode isolation;
+    for_each_key(node, {"namespaces", "linux_capabilities", "degraded"}, "spec.isolation",
+                 [&](const std::string& key, const YamlNode& value) {
+                   if (key == "degraded") isolation.degraded = domains(value, "spec.isolation.degraded");
+                   if (key == "namespaces")
+                     isolation.namespaces = names(value, "spec.isolation.namespaces", [&](const YamlNode& item, const std::string& text) {
+                       return choice(item, "an entry of spec.isolation.namespaces", kNamespaces).has_value() && !text.empty();
+                     });
+                   if (key == "linux_capabilities")
+                     isolation.linux_capabilities =
+                         names(value, "spec.isolation.linux_capabilities", [&](const YamlNode& item, const std::string& text) {
+                           return check_capability(item, text);
+                         });
+                 });
+    return isolation;
+  }
+
+  bool check_capability(const YamlNode& node, const std::string& text) {
+    static const llvm::StringRef kCaps[] = {
+        "CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_DAC_READ_SEARCH", "CAP_FOWNER", "CAP_FSETID", "CAP_KILL", "CAP_SETGID",
+        "CAP_SETUID", "CAP_SETPCAP", "CAP_LINUX_IMMUTABLE", "CAP_NET_BIND_SERVICE", "CAP_NET_BROADCAST",
+        "CAP_NET_ADMIN", "CAP_NET_RAW", "CAP_IPC_LOCK", "CAP_IPC_OWNER", "CAP_SYS_MODULE", "CAP_SYS_RAWIO",
+        "CAP_SYS_CHROOT", "CAP_SYS_PTRACE", "CAP_SYS_PACCT", "CAP_SYS_ADMIN", "CAP_SYS_BOOT", "CAP_SYS_NICE",
+        "CAP_SYS_RESOURCE", "CAP_SYS_TIME", "CAP_SYS_TTY_CONFIG", "CAP_MKNOD", "CAP_LEASE", "CAP_AUDIT_WRITE",
+        "CAP_AUDIT_CONTROL", "CAP_SETFCAP", "CAP_MAC_OVERRIDE", "CAP_MAC_ADMIN", "CAP_SYSLOG", "CAP_WAKE_ALARM",
+        "CAP_BLOCK_SUSPEND", "CAP_AUDIT_READ", "CAP_PERFMON", "CAP_BPF", "CAP_CHECKPOINT_RESTORE"};
+    if (std::find(std::begin(kCaps), std::end(kCaps), text) != std::end(kCaps)) return true;
+    error_at(node, with_guess("unknown Linux capability '" + text + "'", text, kCaps), diag::kBadValue);
+    return false;
   }
 
   Diagnostics& diags_;
+  int document_;
 };
 
 }  // namespace
@@ -234,6 +490,20 @@ const char* tier_name(Tier tier) {
     case Tier::kRun: return "run";
   }
   return "?";
+}
+
+std::vector<llvm::StringRef> domain_names() {
+  return {"file_read", "file_write", "file_execute", "network_outbound", "network_bind",
+          "ipc",       "syscall",    "process_creation", "resource",     "credential"};
+}
+
+const char* domain_name(Domain domain) { return domain_names()[size_t(domain)].data(); }
+
+std::optional<Domain> find_domain(llvm::StringRef name) {
+  const auto names = domain_names();
+  for (size_t i = 0; i < names.size(); ++i)
+    if (names[i] == name) return Domain(i);
+  return std::nullopt;
 }
 
 std::string Action::text() const {
@@ -272,17 +542,17 @@ bool load_policy_file(const std::string& path, Diagnostics& diags, std::vector<P
     return false;
   }
   const llvm::StringRef text = (*buffer)->getBuffer();
-  const aasm::Sha256Digest digest =
-      aasm::sha256({reinterpret_cast<const uint8_t*>(text.data()), text.size()});
+  const aasm::Sha256Digest digest = aasm::sha256({reinterpret_cast<const uint8_t*>(text.data()), text.size()});
   const unsigned id = diags.sources().AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
   unsigned index = 0;
   for (const YamlDocument& yaml : load_yaml_documents(id, diags)) {
-    auto doc = DocumentParser(diags).parse(yaml);
+    auto doc = DocumentParser(diags, int(out.size())).parse(yaml);
+    const unsigned index_in_file = index++;
     if (!doc) continue;
     doc->file = path;
     doc->file_name = llvm::sys::path::filename(path).str();
     doc->file_digest = digest;
-    doc->index_in_file = index++;
+    doc->index_in_file = index_in_file;
     out.push_back(std::move(*doc));
   }
   return true;

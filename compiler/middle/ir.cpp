@@ -2,41 +2,167 @@
 
 #include <sstream>
 
+#include "frontend/quantity.h"
+
 namespace aasmc {
 namespace {
 
-void print_verb(std::ostringstream& out, const char* verb, const std::optional<std::vector<PathGrant>>& grants) {
-  if (!grants) {
-    out << "  " << verb << ": unconstrained\n";
-    return;
+// Prints the IR; with a SourceMgr, each value also says where it came from.
+class Printer {
+ public:
+  Printer(const PolicyIR& ir, const llvm::SourceMgr* sources) : ir_(ir), sources_(sources) {}
+
+  std::string print() {
+    out_ << "sources:\n";
+    for (size_t i = 0; i < ir_.sources.size(); ++i) {
+      const SourceDocument& s = ir_.sources[i];
+      out_ << "  [" << i << "] " << s.name << " (" << tier_name(s.tier) << ") " << s.file_name
+           << " sha256:" << aasm::to_hex(s.file_digest) << "\n";
+    }
+    out_ << "targets:";
+    for (const Target& target : ir_.targets) out_ << " " << target.name;
+    out_ << "\n";
+    for (const auto& [domain, source] : ir_.capabilities_denied)
+      line("capabilities.deny: " + std::string(domain_name(domain)), source);
+    verb("filesystem.read", ir_.filesystem.read);
+    verb("filesystem.write", ir_.filesystem.write);
+    verb("filesystem.execute", ir_.filesystem.execute);
+    network("network.outbound", ir_.network.outbound);
+    network("network.bind", ir_.network.bind);
+    flag("ipc.abstract_unix_sockets", ir_.ipc.abstract_unix_sockets_denied);
+    flag("ipc.signals", ir_.ipc.signals_denied);
+    syscalls();
+    resources();
+    environment();
+    isolation();
+    return out_.str();
   }
-  out << "  " << verb << ": allow" << (grants->empty() ? " nothing\n" : "\n");
-  for (const PathGrant& grant : *grants)
-    out << "    " << grant.path.text() << (grant.optional ? " (optional)" : "") << "\n";
-}
+
+ private:
+  std::string where(const SourceRef& source) const {
+    if (!sources_ || source.document < 0 || !source.loc.isValid()) return "";
+    const SourceDocument& doc = ir_.sources[size_t(source.document)];
+    const auto [line, column] = sources_->getLineAndColumn(source.loc);
+    return doc.name + " (" + tier_name(doc.tier) + ") " + doc.file + ":" + std::to_string(line) + ":" +
+           std::to_string(column);
+  }
+
+  void line(const std::string& text, const SourceRef& from, const std::vector<SourceRef>& narrowed = {}) {
+    out_ << text;
+    const std::string origin = where(from);
+    if (!origin.empty()) out_ << "    <- " << origin;
+    for (const SourceRef& other : narrowed)
+      if (const std::string o = where(other); !o.empty()) out_ << "; narrows " << o;
+    out_ << "\n";
+  }
+
+  void verb(const char* name, const std::optional<std::vector<PathGrant>>& grants) {
+    if (!grants) return;
+    out_ << name << ": allow" << (grants->empty() ? " nothing\n" : "\n");
+    for (const PathGrant& g : *grants) {
+      std::vector<SourceRef> narrowed;
+      if (g.narrowed) narrowed.push_back(*g.narrowed);
+      line("  " + g.path.text() + (g.optional ? " (optional)" : ""), g.from, narrowed);
+    }
+  }
+
+  void network(const char* name, const std::optional<NetworkRuleIR>& rule) {
+    if (!rule) return;
+    if (rule->none) {
+      line(std::string(name) + ": none", rule->from);
+      return;
+    }
+    if (rule->tcp_ports) {
+      out_ << name << ": allow" << (rule->tcp_ports->empty() && !rule->udp ? " nothing\n" : "\n");
+      for (const auto& [port, from] : *rule->tcp_ports) line("  tcp:" + std::to_string(port), from);
+      if (rule->udp) line("  udp", *rule->udp);
+    }
+    if (rule->hosts) {
+      out_ << name << ": hosts" << (rule->hosts->empty() ? " none\n" : "\n");
+      for (const auto& [host, from] : *rule->hosts) line("  " + host, from);
+    }
+  }
+
+  void flag(const char* name, const std::optional<Effective<bool>>& denied) {
+    if (denied) line(std::string(name) + ": " + (denied->value ? "deny" : "allow"), denied->from, denied->narrowed);
+  }
+
+  void syscalls() {
+    if (!ir_.syscalls) return;
+    const SyscallIR& s = *ir_.syscalls;
+    if (s.mode == aasm::plan::FilterMode::kAllowlist) {
+      line("syscalls: allowlist, default " + s.default_action.value.text(), s.default_action.from,
+           s.default_action.narrowed);
+      for (const auto& [name, entry] : s.allowed)
+        line("  allow " + name + (entry.origin == aasm::plan::SyscallOrigin::kStartup ? " (start-up set)" : ""),
+             entry.from);
+    } else {
+      out_ << "syscalls: denylist\n";
+    }
+    for (const auto& [name, from] : s.denied) line("  deny " + name, from);
+    for (const SyscallRuleIR& rule : s.rules)
+      line("  rule " + rule.syscall + (rule.when_text ? " when " + rule.when_text->value : "") + ": " + rule.action.text(),
+           rule.from);
+  }
+
+  void quantity(const char* name, const std::optional<Effective<uint64_t>>& value, const std::string& text) {
+    if (value) line(std::string("resources.") + name + ": " + text, value->from, value->narrowed);
+  }
+
+  void resources() {
+    const ResourcesIR& r = ir_.resources;
+    auto bytes = [](const std::optional<Effective<uint64_t>>& v) { return v ? format_bytes(v->value) : ""; };
+    auto number = [](const std::optional<Effective<uint64_t>>& v) { return v ? std::to_string(v->value) : ""; };
+    quantity("memory", r.memory, bytes(r.memory));
+    quantity("swap", r.swap, bytes(r.swap));
+    quantity("pids", r.pids, number(r.pids));
+    if (r.cpu_millicores) {
+      const uint64_t m = r.cpu_millicores->value;
+      std::string text = std::to_string(m / 1000);
+      if (m % 1000) {
+        char fraction[8];
+        std::snprintf(fraction, sizeof fraction, ".%03u", unsigned(m % 1000));
+        text += fraction;
+        while (text.back() == '0') text.pop_back();
+      }
+      quantity("cpu", r.cpu_millicores, text);
+    }
+    quantity("wall_clock", r.wall_clock_seconds, number(r.wall_clock_seconds) + "s");
+    quantity("stdout", r.stdout_bytes, bytes(r.stdout_bytes));
+    quantity("stderr", r.stderr_bytes, bytes(r.stderr_bytes));
+    quantity("open_files", r.open_files, number(r.open_files));
+    quantity("file_size", r.file_size, bytes(r.file_size));
+  }
+
+  void environment() {
+    const EnvironmentIR& e = ir_.environment;
+    if (e.pass) {
+      out_ << "environment.pass:" << (e.pass->empty() ? " nothing\n" : "\n");
+      for (const auto& [name, from] : *e.pass) line("  " + name, from);
+    }
+    for (const auto& [name, value] : e.set) line("environment.set: " + name + "=" + value.value, value.from);
+  }
+
+  void isolation() {
+    for (const auto& [ns, from] : ir_.isolation.namespaces) line("isolation.namespaces: " + ns, from);
+    if (ir_.isolation.linux_capabilities) {
+      out_ << "isolation.linux_capabilities:" << (ir_.isolation.linux_capabilities->empty() ? " none\n" : "\n");
+      for (const auto& [cap, from] : *ir_.isolation.linux_capabilities) line("  " + cap, from);
+    }
+    if (ir_.isolation.degraded)
+      for (const auto& [domain, from] : *ir_.isolation.degraded)
+        line(std::string("isolation.degraded: ") + domain_name(domain), from);
+  }
+
+  const PolicyIR& ir_;
+  const llvm::SourceMgr* sources_;
+  std::ostringstream out_;
+};
 
 }  // namespace
 
-std::string print_ir(const PolicyIR& ir) {
-  std::ostringstream out;
-  out << "sources:\n";
-  for (const SourceDocument& source : ir.sources)
-    out << "  " << source.name << " (" << tier_name(source.tier) << ") " << source.file_name << " sha256:"
-        << aasm::to_hex(source.file_digest) << "\n";
-  out << "targets:";
-  for (const Target& target : ir.targets) out << " " << target.name;
-  out << "\nfilesystem:\n";
-  print_verb(out, "read", ir.filesystem.read);
-  print_verb(out, "write", ir.filesystem.write);
-  print_verb(out, "execute", ir.filesystem.execute);
-  if (!ir.syscalls) {
-    out << "syscalls: unconstrained\n";
-    return out.str();
-  }
-  out << "syscalls: allowlist, default " << ir.syscalls->default_action.text() << "\n";
-  for (const auto& [name, origin] : ir.syscalls->allowed)
-    out << "  " << name << (origin == aasm::plan::SyscallOrigin::kStartup ? " (start-up set)" : "") << "\n";
-  return out.str();
-}
+std::string print_ir(const PolicyIR& ir) { return Printer(ir, nullptr).print(); }
+
+std::string explain_ir(const PolicyIR& ir, const llvm::SourceMgr& sources) { return Printer(ir, &sources).print(); }
 
 }  // namespace aasmc

@@ -1,10 +1,14 @@
-// The backend-neutral IR between the front-end and the lowerings: what the
-// merged policy requires, per domain, with where each value came from.
-// `aasmc compile --print-ir` prints it.
+// The backend-neutral IR between the front-end and the lowerings: the merged
+// policy (the meet of the cascade), per domain, every value remembering the
+// document and token it came from. `aasmc explain` prints it with provenance;
+// `aasmc compile --print-ir` prints it bare.
 #pragma once
+
+#include <llvm/Support/SourceMgr.h>
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -18,14 +22,24 @@ namespace aasmc {
 struct SourceDocument {
   std::string name;
   Tier tier;
-  std::string file_name;
+  std::string file;       // as given
+  std::string file_name;  // last component (what plans record)
   aasm::Sha256Digest file_digest;
+};
+
+// A merged value: where it came from, and the broader values it shrank.
+template <typename T>
+struct Effective {
+  T value;
+  SourceRef from;
+  std::vector<SourceRef> narrowed;  // broader settings this one overrode
 };
 
 struct PathGrant {
   PathTemplate path;
   bool optional = false;
-  SourceRef from;  // the entry that produced it (the narrowest)
+  SourceRef from;                         // the entry that produced it (the narrowest)
+  std::optional<SourceRef> narrowed;      // a broader grant it was cut from
   auto operator<=>(const PathGrant& other) const { return path <=> other.path; }
   bool operator==(const PathGrant& other) const { return path == other.path; }
 };
@@ -37,18 +51,82 @@ struct FilesystemIR {
   bool empty() const { return !read && !write && !execute; }
 };
 
+// One direction (outbound or bind). `none` wins the merge; allow-lists and
+// host lists each intersect. Absent lists do not constrain.
+struct NetworkRuleIR {
+  bool none = false;
+  std::optional<std::map<uint16_t, SourceRef>> tcp_ports;  // only these TCP ports
+  std::optional<SourceRef> udp;                           // with tcp_ports: datagram sockets permitted
+  std::optional<std::map<std::string, SourceRef>> hosts;  // only these host names
+  SourceRef from;                                         // the setting that decided `none`
+};
+
+struct NetworkIR {
+  std::optional<NetworkRuleIR> outbound, bind;
+};
+
+struct IpcIR {
+  std::optional<Effective<bool>> abstract_unix_sockets_denied, signals_denied;
+};
+
+struct SyscallRuleIR {
+  std::string syscall;
+  std::optional<Located<std::string>> when_text;
+  std::optional<ConditionExpr> when;
+  Action action;
+  SourceRef from;
+};
+
+struct SyscallEntryIR {
+  aasm::plan::SyscallOrigin origin = aasm::plan::SyscallOrigin::kPolicy;
+  SourceRef from;
+};
+
 struct SyscallIR {
-  Action default_action;
-  std::map<std::string, aasm::plan::SyscallOrigin> allowed;  // sorted by name
+  aasm::plan::FilterMode mode = aasm::plan::FilterMode::kAllowlist;
+  Effective<Action> default_action;             // allowlist: for calls not allowed
+  std::map<std::string, SyscallEntryIR> allowed;  // allowlist mode
+  std::map<std::string, SourceRef> denied;        // both modes: always refused
+  std::vector<SyscallRuleIR> rules;
+};
+
+struct ResourcesIR {
+  std::optional<Effective<uint64_t>> memory, swap, pids, cpu_millicores, wall_clock_seconds, stdout_bytes,
+      stderr_bytes, open_files, file_size;
+  bool empty() const;
+};
+
+struct EnvironmentIR {
+  std::optional<std::map<std::string, SourceRef>> pass;  // names and prefixes*
+  std::map<std::string, Effective<std::string>> set;
+  bool empty() const { return !pass && set.empty(); }
+};
+
+struct IsolationIR {
+  std::map<std::string, SourceRef> namespaces;
+  std::optional<std::map<std::string, SourceRef>> linux_capabilities;  // kept; absent: none kept
+  std::optional<std::map<Domain, SourceRef>> degraded;                 // may run weaker
 };
 
 struct PolicyIR {
   std::vector<SourceDocument> sources;
   std::vector<Target> targets;
+  std::map<Domain, SourceRef> capabilities_denied;
   FilesystemIR filesystem;
+  NetworkIR network;
+  IpcIR ipc;
   std::optional<SyscallIR> syscalls;
+  ResourcesIR resources;
+  EnvironmentIR environment;
+  IsolationIR isolation;
+
+  bool degraded_allowed(Domain domain) const { return isolation.degraded && isolation.degraded->count(domain); }
 };
 
+// Bare IR (what the backends see).
 std::string print_ir(const PolicyIR& ir);
+// The IR with, for every value, the document, tier, file:line:col it came
+// from, and the broader values it narrowed (`aasmc explain`).
+std::string explain_ir(const PolicyIR& ir, const llvm::SourceMgr& sources);
 
 }  // namespace aasmc

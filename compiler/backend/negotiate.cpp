@@ -1,0 +1,58 @@
+#include "backend/negotiate.h"
+
+namespace aasmc {
+namespace {
+
+class Refusals {
+ public:
+  explicit Refusals(Diagnostics& diags) : diags_(diags) {}
+
+  void refuse(const std::string& what, const SourceRef& where) {
+    ++count_;
+    const std::string message = what + " cannot be enforced by this version of aasm yet; the compile is refused "
+                                       "rather than produce a plan that silently lacks it";
+    if (where.loc.isValid()) diags_.error(where.loc, message, diag::kNotSupported, where.range);
+    else diags_.global_error(message, diag::kNotSupported);
+  }
+  template <typename T>
+  void refuse_if(const std::optional<T>& value, const std::string& what) {
+    if (value) refuse(what, value->from);
+  }
+  bool ok() const { return count_ == 0; }
+
+ private:
+  Diagnostics& diags_;
+  unsigned count_ = 0;
+};
+
+}  // namespace
+
+bool check_lowerable(const PolicyIR& ir, Diagnostics& diags) {
+  Refusals refusals(diags);
+  refusals.refuse_if(ir.network.outbound, "network.outbound");
+  refusals.refuse_if(ir.network.bind, "network.bind");
+  refusals.refuse_if(ir.ipc.abstract_unix_sockets_denied, "ipc.abstract_unix_sockets");
+  refusals.refuse_if(ir.ipc.signals_denied, "ipc.signals");
+  if (ir.syscalls)
+    for (const SyscallRuleIR& rule : ir.syscalls->rules)
+      refusals.refuse("a syscalls rule for " + rule.syscall + (rule.when ? " with a when: condition" : ""), rule.from);
+  const ResourcesIR& r = ir.resources;
+  refusals.refuse_if(r.memory, "resources.memory");
+  refusals.refuse_if(r.swap, "resources.swap");
+  refusals.refuse_if(r.pids, "resources.pids");
+  refusals.refuse_if(r.cpu_millicores, "resources.cpu");
+  refusals.refuse_if(r.wall_clock_seconds, "resources.wall_clock");
+  refusals.refuse_if(r.stdout_bytes, "resources.stdout");
+  refusals.refuse_if(r.stderr_bytes, "resources.stderr");
+  refusals.refuse_if(r.open_files, "resources.open_files");
+  refusals.refuse_if(r.file_size, "resources.file_size");
+  if (ir.environment.pass) refusals.refuse("environment.pass", ir.environment.pass->empty() ? SourceRef{} : ir.environment.pass->begin()->second);
+  for (const auto& [name, value] : ir.environment.set) refusals.refuse("environment.set of " + name, value.from);
+  for (const auto& [ns, from] : ir.isolation.namespaces) refusals.refuse("isolation.namespaces: " + ns, from);
+  if (ir.isolation.linux_capabilities)
+    for (const auto& [cap, from] : *ir.isolation.linux_capabilities)
+      refusals.refuse("isolation.linux_capabilities: " + cap, from);
+  return refusals.ok();
+}
+
+}  // namespace aasmc

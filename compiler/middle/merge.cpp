@@ -1,0 +1,293 @@
+#include "middle/merge.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace aasmc {
+namespace {
+
+// Documents broad -> narrow, so a narrower value is attributed as the one that
+// shrank a broader one. The meet itself does not depend on the order.
+std::vector<const PolicyDocument*> by_tier(const std::vector<PolicyDocument>& documents) {
+  std::vector<const PolicyDocument*> ordered;
+  for (const PolicyDocument& doc : documents) ordered.push_back(&doc);
+  std::stable_sort(ordered.begin(), ordered.end(), [](auto* a, auto* b) { return a->tier < b->tier; });
+  return ordered;
+}
+
+std::vector<PathGrant> grants_of(const std::vector<PathEntry>& entries) {
+  std::vector<PathGrant> grants;
+  for (const PathEntry& entry : entries) grants.push_back({entry.path, false, entry.source, std::nullopt});
+  return normalize_paths(std::move(grants));
+}
+
+template <typename Get>
+std::optional<std::vector<PathGrant>> merge_paths(const std::vector<const PolicyDocument*>& docs, Get&& get) {
+  std::optional<std::vector<PathGrant>> merged;
+  for (const PolicyDocument* doc : docs) {
+    const std::vector<PathEntry>* entries = get(*doc);
+    if (!entries) continue;
+    std::vector<PathGrant> grants = grants_of(*entries);
+    merged = merged ? intersect_paths(*merged, grants) : std::move(grants);
+  }
+  return merged;
+}
+
+FilesystemIR merge_filesystem(const std::vector<const PolicyDocument*>& docs) {
+  auto verb = [&](std::optional<PathAllowList> FilesystemNode::*member) {
+    return merge_paths(docs, [&](const PolicyDocument& doc) -> const std::vector<PathEntry>* {
+      if (!doc.filesystem || !((*doc.filesystem).*member)) return nullptr;
+      return &((*doc.filesystem).*member)->allow;
+    });
+  };
+  FilesystemIR fs{verb(&FilesystemNode::read), verb(&FilesystemNode::write), verb(&FilesystemNode::execute)};
+  auto optional = merge_paths(docs, [](const PolicyDocument& doc) -> const std::vector<PathEntry>* {
+    return doc.filesystem && doc.filesystem->optional ? &*doc.filesystem->optional : nullptr;
+  });
+  if (optional)
+    for (auto* grants : {&fs.read, &fs.write, &fs.execute})
+      if (*grants)
+        for (PathGrant& grant : **grants)
+          grant.optional = std::any_of(optional->begin(), optional->end(),
+                                       [&](const PathGrant& o) { return contains(o.path, grant.path); });
+  return fs;
+}
+
+template <typename K>
+std::map<K, SourceRef> intersect_keys(const std::map<K, SourceRef>& a, const std::map<K, SourceRef>& b) {
+  std::map<K, SourceRef> out;
+  for (const auto& [key, source] : b)
+    if (a.count(key)) out.emplace(key, source);  // the narrower document's entry
+  return out;
+}
+
+template <typename K>
+void meet_keys(std::optional<std::map<K, SourceRef>>& merged, std::map<K, SourceRef> next) {
+  merged = merged ? intersect_keys(*merged, next) : std::move(next);
+}
+
+std::optional<NetworkRuleIR> merge_direction(const std::vector<const PolicyDocument*>& docs,
+                                             std::optional<NetworkRule> NetworkNode::*direction) {
+  std::optional<NetworkRuleIR> merged;
+  bool all_allow_lists_have_udp = true;
+  std::optional<SourceRef> udp;
+  for (const PolicyDocument* doc : docs) {
+    if (!doc->network || !((*doc->network).*direction)) continue;
+    const NetworkRule& rule = *((*doc->network).*direction);
+    if (!merged) merged.emplace();
+    if (rule.kind == NetworkRule::Kind::kNone) {
+      if (!merged->none) merged->from = rule.source;
+      merged->none = true;
+    } else if (rule.kind == NetworkRule::Kind::kAllow) {
+      std::map<uint16_t, SourceRef> ports;
+      std::optional<SourceRef> this_udp;
+      for (const PortEntry& entry : rule.allow) {
+        if (entry.protocol == PortEntry::Protocol::kUdp) this_udp = entry.source;
+        else ports.emplace(entry.port, entry.source);
+      }
+      all_allow_lists_have_udp = all_allow_lists_have_udp && this_udp.has_value();
+      if (this_udp) udp = this_udp;
+      meet_keys(merged->tcp_ports, std::move(ports));
+    } else {
+      std::map<std::string, SourceRef> hosts;
+      for (const NameEntry& host : rule.hosts) hosts.emplace(host.name, host.source);
+      meet_keys(merged->hosts, std::move(hosts));
+    }
+  }
+  if (merged && merged->tcp_ports && all_allow_lists_have_udp) merged->udp = udp;
+  return merged;
+}
+
+// The strictest (`true` = deny) wins; the allows it overrode are noted.
+void meet_flag(std::optional<Effective<bool>>& merged, const std::optional<Located<bool>>& next) {
+  if (!next) return;
+  if (!merged) {
+    merged = Effective<bool>{next->value, next->source, {}};
+  } else if (next->value && !merged->value) {
+    merged->narrowed.push_back(merged->from);
+    merged->value = true;
+    merged->from = next->source;
+  } else if (!next->value && merged->value) {
+    merged->narrowed.push_back(next->source);
+  }
+}
+
+void meet_minimum(std::optional<Effective<uint64_t>>& merged, const std::optional<Located<uint64_t>>& next) {
+  if (!next) return;
+  if (!merged) {
+    merged = Effective<uint64_t>{next->value, next->source, {}};
+  } else if (next->value < merged->value) {
+    merged->narrowed.push_back(merged->from);
+    merged->value = next->value;
+    merged->from = next->source;
+  } else if (next->value > merged->value) {
+    merged->narrowed.push_back(next->source);
+  }
+}
+
+ResourcesIR merge_resources(const std::vector<const PolicyDocument*>& docs) {
+  ResourcesIR out;
+  for (const PolicyDocument* doc : docs) {
+    if (!doc->resources) continue;
+    const ResourcesNode& r = *doc->resources;
+    meet_minimum(out.memory, r.memory);
+    meet_minimum(out.swap, r.swap);
+    meet_minimum(out.pids, r.pids);
+    meet_minimum(out.cpu_millicores, r.cpu_millicores);
+    meet_minimum(out.wall_clock_seconds, r.wall_clock_seconds);
+    meet_minimum(out.stdout_bytes, r.stdout_bytes);
+    meet_minimum(out.stderr_bytes, r.stderr_bytes);
+    meet_minimum(out.open_files, r.open_files);
+    meet_minimum(out.file_size, r.file_size);
+  }
+  return out;
+}
+
+// `LC_*` ∩ `LC_ALL` = `LC_ALL`; `A*` ∩ `AB*` = `AB*`; otherwise equal names.
+std::optional<std::string> meet_pattern(const std::string& a, const std::string& b) {
+  const bool a_prefix = !a.empty() && a.back() == '*', b_prefix = !b.empty() && b.back() == '*';
+  const llvm::StringRef a_stem = a_prefix ? llvm::StringRef(a).drop_back() : llvm::StringRef(a);
+  const llvm::StringRef b_stem = b_prefix ? llvm::StringRef(b).drop_back() : llvm::StringRef(b);
+  if (a_prefix && llvm::StringRef(b).startswith(a_stem)) return b;
+  if (b_prefix && llvm::StringRef(a).startswith(b_stem)) return a;
+  if (a == b) return a;
+  return std::nullopt;
+}
+
+EnvironmentIR merge_environment(const std::vector<const PolicyDocument*>& docs, Diagnostics& diags) {
+  EnvironmentIR out;
+  for (const PolicyDocument* doc : docs) {
+    if (!doc->environment) continue;
+    if (doc->environment->pass) {
+      std::map<std::string, SourceRef> next;
+      for (const NameEntry& entry : *doc->environment->pass) next.emplace(entry.name, entry.source);
+      if (!out.pass) {
+        out.pass = std::move(next);
+      } else {
+        std::map<std::string, SourceRef> met;
+        for (const auto& [a, a_source] : *out.pass)
+          for (const auto& [b, b_source] : next)
+            if (auto both = meet_pattern(a, b)) met.emplace(*both, *both == b ? b_source : a_source);
+        out.pass = std::move(met);
+      }
+    }
+    for (const auto& [name, value] : doc->environment->set.value_or(std::vector<std::pair<NameEntry, NameEntry>>{})) {
+      auto [it, inserted] = out.set.emplace(name.name, Effective<std::string>{value.name, value.source, {}});
+      if (inserted || it->second.value == value.name) continue;
+      diags.error(value.source.loc,
+                  "environment.set gives " + name.name + " a second value ('" + value.name + "', was '" +
+                      it->second.value + "'); the cascade must agree on one",
+                  diag::kConflict, value.source.range);
+      diags.note(it->second.from.loc, "the other value was set here");
+    }
+  }
+  return out;
+}
+
+IsolationIR merge_isolation(const std::vector<const PolicyDocument*>& docs) {
+  IsolationIR out;
+  for (const PolicyDocument* doc : docs) {
+    if (!doc->isolation) continue;
+    const IsolationNode& iso = *doc->isolation;
+    for (const NameEntry& ns : iso.namespaces.value_or(std::vector<NameEntry>{})) out.namespaces.emplace(ns.name, ns.source);
+    if (iso.linux_capabilities) {
+      std::map<std::string, SourceRef> caps;
+      for (const NameEntry& cap : *iso.linux_capabilities) caps.emplace(cap.name, cap.source);
+      meet_keys(out.linux_capabilities, std::move(caps));
+    }
+    if (iso.degraded) {
+      std::map<Domain, SourceRef> domains;
+      for (const Located<Domain>& d : *iso.degraded) domains.emplace(d.value, d.source);
+      meet_keys(out.degraded, std::move(domains));
+    }
+  }
+  return out;
+}
+
+// A denied domain outranks every allow-list of that domain.
+void apply_capability_denials(PolicyIR& ir) {
+  for (const auto& [domain, source] : ir.capabilities_denied) {
+    auto deny_paths = [&](std::optional<std::vector<PathGrant>>& verb) { verb = std::vector<PathGrant>{}; };
+    auto deny_network = [&](std::optional<NetworkRuleIR>& direction) {
+      if (!direction) direction.emplace();
+      direction->none = true;
+      direction->from = source;
+    };
+    switch (domain) {
+      case Domain::kFileRead: deny_paths(ir.filesystem.read); break;
+      case Domain::kFileWrite: deny_paths(ir.filesystem.write); break;
+      case Domain::kFileExecute: deny_paths(ir.filesystem.execute); break;
+      case Domain::kNetworkOutbound: deny_network(ir.network.outbound); break;
+      case Domain::kNetworkBind: deny_network(ir.network.bind); break;
+      case Domain::kIpc:
+        ir.ipc.abstract_unix_sockets_denied = Effective<bool>{true, source, {}};
+        ir.ipc.signals_denied = Effective<bool>{true, source, {}};
+        break;
+      case Domain::kCredential:
+        ir.environment.pass = std::map<std::string, SourceRef>{};
+        break;
+      // process_creation and syscall act on the syscall IR (resolve.cpp);
+      // resource has no allow-list to shrink.
+      case Domain::kProcessCreation:
+      case Domain::kSyscall:
+      case Domain::kResource: break;
+    }
+  }
+}
+
+}  // namespace
+
+bool ResourcesIR::empty() const {
+  return !memory && !swap && !pids && !cpu_millicores && !wall_clock_seconds && !stdout_bytes && !stderr_bytes &&
+         !open_files && !file_size;
+}
+
+std::vector<PathGrant> normalize_paths(std::vector<PathGrant> grants) {
+  std::sort(grants.begin(), grants.end());
+  std::vector<PathGrant> kept;
+  for (PathGrant& grant : grants) {
+    const bool covered =
+        std::any_of(kept.begin(), kept.end(), [&](const PathGrant& k) { return contains(k.path, grant.path); });
+    if (!covered) kept.push_back(std::move(grant));
+  }
+  return kept;
+}
+
+std::vector<PathGrant> intersect_paths(const std::vector<PathGrant>& a, const std::vector<PathGrant>& b) {
+  std::vector<PathGrant> out;
+  for (const PathGrant& x : a)
+    for (const PathGrant& y : b) {
+      if (contains(x.path, y.path)) {
+        PathGrant kept = y;
+        if (!(x.path == y.path)) kept.narrowed = x.from;  // y cut x down
+        out.push_back(std::move(kept));
+      } else if (contains(y.path, x.path)) {
+        out.push_back(x);
+      }
+    }
+  return normalize_paths(std::move(out));
+}
+
+PolicyIR merge_cascade(const std::vector<PolicyDocument>& documents, Diagnostics& diags) {
+  const auto docs = by_tier(documents);
+  PolicyIR ir;
+  for (const PolicyDocument& doc : documents)
+    ir.sources.push_back({doc.name, doc.tier, doc.file, doc.file_name, doc.file_digest});
+  for (const PolicyDocument* doc : docs)
+    for (const Located<Domain>& d : doc->capabilities_deny.value_or(std::vector<Located<Domain>>{}))
+      ir.capabilities_denied.emplace(d.value, d.source);
+  ir.filesystem = merge_filesystem(docs);
+  ir.network = {merge_direction(docs, &NetworkNode::outbound), merge_direction(docs, &NetworkNode::bind)};
+  for (const PolicyDocument* doc : docs) {
+    if (!doc->ipc) continue;
+    meet_flag(ir.ipc.abstract_unix_sockets_denied, doc->ipc->abstract_unix_sockets_denied);
+    meet_flag(ir.ipc.signals_denied, doc->ipc->signals_denied);
+  }
+  ir.resources = merge_resources(docs);
+  ir.environment = merge_environment(docs, diags);
+  ir.isolation = merge_isolation(docs);
+  apply_capability_denials(ir);
+  return ir;
+}
+
+}  // namespace aasmc

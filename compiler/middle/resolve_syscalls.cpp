@@ -1,0 +1,179 @@
+#include "middle/resolve_syscalls.h"
+
+#include <algorithm>
+
+#include "middle/syscall_groups.h"
+
+namespace aasmc {
+namespace {
+
+using aasm::plan::FilterMode;
+using aasm::plan::SyscallOrigin;
+using NameSet = std::map<std::string, SourceRef>;
+
+class NameResolver {
+ public:
+  NameResolver(const std::vector<Target>& targets, Diagnostics& diags) : targets_(targets), diags_(diags) {}
+
+  // The names an entry list stands for, groups expanded; bad names reported.
+  NameSet expand(const std::vector<NameEntry>& entries) {
+    NameSet names;
+    for (const NameEntry& entry : entries) {
+      if (llvm::StringRef(entry.name).startswith("@")) {
+        expand_group(entry, names);
+      } else if (check(entry)) {
+        names.emplace(entry.name, entry.source);
+      }
+    }
+    return names;
+  }
+
+  // A syscall name that must exist on every target.
+  bool check(const NameEntry& entry) {
+    std::vector<const char*> missing_on;
+    for (const Target& target : targets_)
+      if (!syscall_number(target, entry.name)) missing_on.push_back(target.name);
+    if (missing_on.empty()) return true;
+    const auto known = known_syscall_names();
+    if (missing_on.size() == targets_.size() && std::find(known.begin(), known.end(), entry.name) == known.end()) {
+      std::string message = "unknown syscall '" + entry.name + "'";
+      if (auto guess = closest_match(entry.name, known); !guess.empty()) message += "; did you mean '" + guess + "'?";
+      diags_.error(entry.source.loc, message, diag::kUnknownSyscall, entry.source.range);
+      return false;
+    }
+    std::string archs;
+    for (const char* arch : missing_on) archs += std::string(archs.empty() ? "" : ", ") + arch;
+    diags_.error(entry.source.loc,
+                 "syscall '" + entry.name + "' does not exist on " + archs + "; remove it, or choose the targets with --arch",
+                 diag::kUnknownSyscall, entry.source.range);
+    return false;
+  }
+
+ private:
+  void expand_group(const NameEntry& entry, NameSet& names) {
+    const llvm::StringRef name = llvm::StringRef(entry.name).drop_front();
+    const SyscallGroup* group = find_group(name);
+    if (!group) {
+      std::vector<llvm::StringRef> candidates;
+      for (const SyscallGroup& g : all_groups()) candidates.push_back(g.name);
+      std::string message = "unknown syscall group '" + entry.name + "'";
+      if (auto guess = closest_match(name, candidates); !guess.empty()) message += "; did you mean '@" + guess + "'?";
+      diags_.error(entry.source.loc, message + " (`aasmc groups` lists them)", diag::kUnknownGroup, entry.source.range);
+      return;
+    }
+    // Group members may be architecture-specific; kept where any target has them.
+    for (const GroupMember& member : group->members)
+      for (const Target& target : targets_)
+        if (syscall_number(target, member.syscall)) names.emplace(member.syscall.str(), entry.source);
+  }
+
+  const std::vector<Target>& targets_;
+  Diagnostics& diags_;
+};
+
+void check_document_conflicts(const NameSet& allowed, const NameSet& denied, Diagnostics& diags) {
+  for (const auto& [name, source] : denied) {
+    auto it = allowed.find(name);
+    if (it == allowed.end()) continue;
+    diags.error(source.loc, "syscall '" + name + "' is both allowed and denied in one document", diag::kConflict,
+                source.range);
+    diags.note(it->second.loc, "allowed here");
+  }
+}
+
+// capabilities.deny: [process_creation]: new processes, not threads.
+void deny_process_creation(SyscallIR& ir, const SourceRef& source, const std::vector<Target>& targets) {
+  const Action refuse{Action::Kind::kErrno, EPERM};
+  for (const char* name : {"fork", "vfork"})
+    if (std::any_of(targets.begin(), targets.end(), [&](const Target& t) { return syscall_number(t, name).has_value(); }))
+      ir.rules.push_back({name, std::nullopt, std::nullopt, refuse, source});
+  // clone without CLONE_THREAD makes a process.
+  ConditionExpr thread_flag;
+  thread_flag.test.op = ConditionTest::Op::kMaskAny;
+  thread_flag.test.operand = "flags";
+  thread_flag.test.mask.terms.push_back({std::string("CLONE_THREAD"), 0, 0});
+  ConditionExpr not_thread;
+  not_thread.kind = ConditionExpr::Kind::kNot;
+  not_thread.children.push_back(std::move(thread_flag));
+  ir.rules.push_back({"clone", Located<std::string>{"!(flags & CLONE_THREAD)", source}, std::move(not_thread), refuse,
+                      source});
+}
+
+}  // namespace
+
+std::optional<SyscallIR> resolve_syscalls(const std::vector<PolicyDocument>& documents,
+                                          const std::map<Domain, SourceRef>& capabilities_denied,
+                                          const std::vector<Target>& targets, Diagnostics& diags) {
+  NameResolver resolver(targets, diags);
+  std::optional<NameSet> allowed;
+  NameSet denied;
+  std::optional<Effective<Action>> default_action;
+  std::vector<SyscallRuleIR> rules;
+  const Located<Action>* default_without_allow = nullptr;
+  bool any_syscalls = false;
+  for (const PolicyDocument& doc : documents) {
+    if (!doc.syscalls) continue;
+    any_syscalls = true;
+    const SyscallsNode& node = *doc.syscalls;
+    if (node.default_action) {
+      const Located<Action>& next = *node.default_action;
+      if (!default_action) {
+        default_action = Effective<Action>{next.value, next.source, {}};
+      } else if (next.value.strictness() > default_action->value.strictness()) {
+        default_action->narrowed.push_back(default_action->from);
+        default_action->value = next.value;
+        default_action->from = next.source;
+      }
+      if (!node.allow) default_without_allow = &next;
+    }
+    NameSet doc_allowed = node.allow ? resolver.expand(*node.allow) : NameSet{};
+    NameSet doc_denied = node.deny ? resolver.expand(*node.deny) : NameSet{};
+    check_document_conflicts(doc_allowed, doc_denied, diags);
+    denied.insert(doc_denied.begin(), doc_denied.end());
+    if (node.allow) {
+      if (!allowed) {
+        allowed = std::move(doc_allowed);
+      } else {
+        NameSet both;
+        for (const auto& [name, source] : doc_allowed)
+          if (allowed->count(name)) both.emplace(name, source);
+        allowed = std::move(both);
+      }
+    }
+    for (const SyscallRule& rule : node.rules)
+      if (resolver.check(rule.syscall))
+        rules.push_back({rule.syscall.name, rule.when_text, rule.when, rule.action.value, rule.action.source});
+  }
+  // capabilities.deny: [syscall] leaves nothing but the start-up set.
+  if (auto it = capabilities_denied.find(Domain::kSyscall); it != capabilities_denied.end()) {
+    allowed = NameSet{};
+    any_syscalls = true;
+  }
+  const auto process_denial = capabilities_denied.find(Domain::kProcessCreation);
+  if (!any_syscalls && process_denial == capabilities_denied.end()) return std::nullopt;
+  if (!allowed && default_without_allow) {
+    diags.error(default_without_allow->source.loc,
+                "spec.syscalls.default has no effect without spec.syscalls.allow in some document of the cascade",
+                diag::kBadValue, default_without_allow->source.range);
+    return std::nullopt;
+  }
+
+  SyscallIR ir;
+  ir.mode = allowed ? FilterMode::kAllowlist : FilterMode::kDenylist;
+  ir.default_action = default_action.value_or(Effective<Action>{Action{Action::Kind::kKill, 0}, {}, {}});
+  ir.denied = std::move(denied);
+  ir.rules = std::move(rules);
+  if (process_denial != capabilities_denied.end()) deny_process_creation(ir, process_denial->second, targets);
+  if (allowed) {
+    // A denied name outranks every allow-list.
+    for (const auto& [name, source] : *allowed)
+      if (!ir.denied.count(name)) ir.allowed.emplace(name, SyscallEntryIR{SyscallOrigin::kPolicy, source});
+    for (const GroupMember& member : startup_group().members)
+      for (const Target& target : targets)
+        if (syscall_number(target, member.syscall))
+          ir.allowed.emplace(member.syscall.str(), SyscallEntryIR{SyscallOrigin::kStartup, {}});
+  }
+  return ir;
+}
+
+}  // namespace aasmc

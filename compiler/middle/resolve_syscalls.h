@@ -1,0 +1,18 @@
+// Syscall names: groups expanded, names checked on every target, the
+// cascade's allow-lists intersected, deny-lists united, rules kept.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "frontend/ast.h"
+#include "middle/ir.h"
+#include "support/diagnostics.h"
+
+namespace aasmc {
+
+std::optional<SyscallIR> resolve_syscalls(const std::vector<PolicyDocument>& documents,
+                                          const std::map<Domain, SourceRef>& capabilities_denied,
+                                          const std::vector<Target>& targets, Diagnostics& diags);
+
+}  // namespace aasmc
