@@ -103,10 +103,10 @@ llvm::Expected<aasm::plan::SeccompProgram> lower_syscalls(const SyscallIR& ir, c
     return llvm::Error::success();
   };
   for (const auto& [name, entry] : ir.allowed)
-    if (llvm::Error error = add(name, SCMP_ACT_ALLOW)) return std::move(error);
+    if (llvm::Error error = add(name, SCMP_ACT_ALLOW)) return error;
   if (!allowlist)
     for (const auto& [name, from] : ir.denied)
-      if (llvm::Error error = add(name, scmp_action(denylist_action()))) return std::move(error);
+      if (llvm::Error error = add(name, scmp_action(denylist_action()))) return error;
   auto instructions = export_program(ctx.get(), target);
   if (!instructions) return instructions.takeError();
   aasm::plan::SeccompProgram program;

@@ -86,9 +86,9 @@ int compile(const std::vector<std::string>& args) {
   aasmc::Diagnostics diags(sources);
   std::vector<aasmc::PolicyDocument> documents;
   for (const std::string& input : options.inputs) aasmc::load_policy_file(input, diags, documents);
-  if (diags.error_count() > 0) return kExitPolicyError;
+  // The later passes run even after front-end errors, to report every error.
   auto ir = aasmc::build_ir(documents, options.targets, diags);
-  if (!ir) return kExitPolicyError;
+  if (!ir || diags.error_count() > 0) return kExitPolicyError;
   if (options.print_ir) llvm::outs() << aasmc::print_ir(*ir);
   if (!aasmc::check_lowerable(*ir, diags)) return kExitPolicyError;
   auto plan = aasmc::build_plan(*ir);
@@ -132,9 +132,8 @@ int explain(const std::vector<std::string>& args) {
   aasmc::Diagnostics diags(sources);
   std::vector<aasmc::PolicyDocument> documents;
   for (const std::string& input : inputs) aasmc::load_policy_file(input, diags, documents);
-  if (diags.error_count() > 0) return kExitPolicyError;
   auto ir = aasmc::build_ir(documents, targets, diags);
-  if (!ir) return kExitPolicyError;
+  if (!ir || diags.error_count() > 0) return kExitPolicyError;
   llvm::outs() << aasmc::explain_ir(*ir, sources);
   return kExitOk;
 }

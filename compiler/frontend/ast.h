@@ -136,6 +136,7 @@ struct PolicyDocument {
   llvm::SMLoc start;
   std::string name;
   Tier tier = Tier::kAgent;
+  bool has_errors = false;  // some node was refused; the rest is kept
   std::optional<std::vector<Located<Domain>>> capabilities_deny;
   std::optional<FilesystemNode> filesystem;
   std::optional<NetworkNode> network;

@@ -63,7 +63,9 @@ class DocumentParser {
     require(seen_kind, yaml.root, "kind");
     require(seen_metadata, yaml.root, "metadata");
     require(seen_spec, yaml.root, "spec");
-    if (diags_.error_count() != errors_before) return std::nullopt;
+    // A document with errors still goes on to the later passes, so that one
+    // run reports every error; the driver writes no plan after any error.
+    doc.has_errors = diags_.error_count() != errors_before;
     return doc;
   }
 

@@ -25,7 +25,8 @@ std::optional<PolicyIR> build_ir(const std::vector<PolicyDocument>& documents, c
   ir.targets = targets;
   ir.syscalls = resolve_syscalls(documents, ir.capabilities_denied, targets, diags);
   if (diags.error_count() != errors_before) return std::nullopt;
-  if (requests_nothing(ir)) {
+  // With earlier errors, a node may be missing because it was refused.
+  if (errors_before == 0 && requests_nothing(ir)) {
     diags.error(documents.front().start,
                 "the merged policy requests no control at all; there would be nothing to enforce",
                 diag::kNothingRequested);
