@@ -115,8 +115,13 @@ std::optional<SyscallIR> resolve_syscalls(const std::vector<PolicyDocument>& doc
     if (!doc.syscalls) continue;
     any_syscalls = true;
     const SyscallsNode& node = *doc.syscalls;
-    if (node.default_action) {
-      const Located<Action>& next = *node.default_action;
+    // An allowlist without `default` means kill: it takes part in the meet as such.
+    const std::optional<Located<Action>> stated =
+        node.default_action ? node.default_action
+        : node.allow        ? std::optional<Located<Action>>(Located<Action>{Action{Action::Kind::kKill, 0}, node.source})
+                            : std::nullopt;
+    if (stated) {
+      const Located<Action>& next = *stated;
       if (!default_action) {
         default_action = Effective<Action>{next.value, next.source, {}};
       } else if (next.value.strictness() > default_action->value.strictness()) {
@@ -124,7 +129,7 @@ std::optional<SyscallIR> resolve_syscalls(const std::vector<PolicyDocument>& doc
         default_action->value = next.value;
         default_action->from = next.source;
       }
-      if (!node.allow) default_without_allow = &next;
+      if (!node.allow) default_without_allow = &*node.default_action;
     }
     NameSet doc_allowed = node.allow ? resolver.expand(*node.allow) : NameSet{};
     NameSet doc_denied = node.deny ? resolver.expand(*node.deny) : NameSet{};
@@ -168,9 +173,10 @@ std::optional<SyscallIR> resolve_syscalls(const std::vector<PolicyDocument>& doc
     // A denied name outranks every allow-list.
     for (const auto& [name, source] : *allowed)
       if (!ir.denied.count(name)) ir.allowed.emplace(name, SyscallEntryIR{SyscallOrigin::kPolicy, source});
+    // The start-up set never overrides a deny the policy wrote.
     for (const GroupMember& member : startup_group().members)
       for (const Target& target : targets)
-        if (syscall_number(target, member.syscall))
+        if (syscall_number(target, member.syscall) && !ir.denied.count(member.syscall.str()))
           ir.allowed.emplace(member.syscall.str(), SyscallEntryIR{SyscallOrigin::kStartup, {}});
   }
   return ir;
