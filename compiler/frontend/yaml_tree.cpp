@@ -96,7 +96,7 @@ class TreeBuilder : public YAML::EventHandler {
   void open(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor, YamlNode::Kind kind) {
     check_anchor(mark, anchor);
     check_tag(mark, tag);
-    if (stack_.size() >= kMaxNestingDepth)
+    if (stack_.size() == kMaxNestingDepth)  // reported once, where it first happens
       fail(mark, "nesting deeper than " + std::to_string(kMaxNestingDepth) + " levels", diag::kTooLarge);
     Frame frame;
     frame.node.kind = kind;
