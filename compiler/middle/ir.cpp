@@ -47,12 +47,20 @@ class Printer {
            std::to_string(column);
   }
 
+  bool is_broader(const SourceRef& a, const SourceRef& b) const {
+    if (a.document < 0 || b.document < 0) return true;
+    return ir_.sources[size_t(a.document)].tier <= ir_.sources[size_t(b.document)].tier;
+  }
+
   void line(const std::string& text, const SourceRef& from, const std::vector<SourceRef>& narrowed = {}) {
     out_ << text;
     const std::string origin = where(from);
     if (!origin.empty()) out_ << "    <- " << origin;
+    // A broader tier's value that this one shrank, or a narrower tier's wider
+    // request that the broader value overruled.
     for (const SourceRef& other : narrowed)
-      if (const std::string o = where(other); !o.empty()) out_ << "; narrows " << o;
+      if (const std::string o = where(other); !o.empty())
+        out_ << (is_broader(other, from) ? "; narrows " : "; overrules a wider value from ") << o;
     out_ << "\n";
   }
 

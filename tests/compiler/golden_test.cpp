@@ -102,6 +102,29 @@ TEST_CASE("usage errors exit 2") {
   CHECK(run({binary("AASMC"), "frobnicate"}).exit_code == 2);
 }
 
+// testdata/explain/*.yaml end with `# EXPLAIN:` lines: what `aasmc explain
+// FILE --arch x86_64` prints from its `targets:` line on.
+TEST_CASE("explain prints the effective policy with provenance, as each cascade expects") {
+  const std::string dir = testdata() + "/explain";
+  const auto names = files_in(dir);
+  REQUIRE_FALSE(names.empty());
+  for (const std::string& name : names) {
+    SUBCASE(name.c_str()) {
+      const Run r = run({binary("AASMC"), "explain", name, "--arch", "x86_64"}, dir);
+      INFO("stderr:\n", r.err);
+      REQUIRE(r.exit_code == 0);
+      std::vector<std::string> expected, got;
+      std::istringstream file(read_file(dir + "/" + name)), out(r.out);
+      for (std::string line; std::getline(file, line);)
+        if (line.starts_with("# EXPLAIN: ")) expected.push_back(line.substr(11));
+      bool started = false;
+      for (std::string line; std::getline(out, line);)
+        if ((started = started || line.starts_with("targets:"))) got.push_back(line);
+      CHECK(got == expected);
+    }
+  }
+}
+
 TEST_CASE("every valid policy compiles, reads back, and is byte-identical across compiles") {
   const std::string dir = testdata() + "/policies";
   const auto names = files_in(dir);
