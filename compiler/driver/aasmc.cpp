@@ -4,6 +4,7 @@
 #include <llvm/Support/WithColor.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -25,7 +26,7 @@ constexpr int kExitUsage = 2;
 constexpr const char* kUsage =
     "usage: aasmc compile POLICY.yaml... -o PLAN [--arch x86_64,aarch64] [--print-ir]\n"
     "       aasmc explain POLICY.yaml... [--arch x86_64,aarch64]\n"
-    "       aasmc show PLAN\n"
+    "       aasmc show PLAN [--bpf]\n"
     "       aasmc groups\n"
     "       aasmc --version\n";
 
@@ -138,8 +139,11 @@ int explain(const std::vector<std::string>& args) {
   return kExitOk;
 }
 
-int show(const std::vector<std::string>& args) {
-  if (args.size() != 1) return usage_error("show takes one plan file");
+int show(std::vector<std::string> args) {
+  const auto bpf_flag = std::find(args.begin(), args.end(), "--bpf");
+  const bool bpf = bpf_flag != args.end();
+  if (bpf) args.erase(bpf_flag);
+  if (args.size() != 1) return usage_error("show takes one plan file (and --bpf)");
   auto bytes = aasm::plan::read_plan_file(args[0]);
   if (!bytes) {
     llvm::WithColor::error(llvm::errs(), "aasmc") << bytes.error().message << "\n";
@@ -150,7 +154,7 @@ int show(const std::vector<std::string>& args) {
     llvm::WithColor::error(llvm::errs(), "aasmc") << args[0] << ": " << plan.error().message << "\n";
     return kExitPolicyError;
   }
-  llvm::outs() << aasmc::describe_plan(*plan, aasm::plan::plan_digest(*bytes));
+  llvm::outs() << aasmc::describe_plan(*plan, aasm::plan::plan_digest(*bytes), bpf);
   return kExitOk;
 }
 

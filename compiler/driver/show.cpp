@@ -4,6 +4,7 @@
 
 #include <sstream>
 
+#include "bpf/interpreter.h"
 #include "kernel/landlock_uapi.h"
 #include "support/errno_names.h"
 
@@ -36,7 +37,7 @@ std::string describe_seccomp_action(uint32_t action) {
   return "action:" + std::to_string(action);
 }
 
-std::string describe_plan(const Plan& plan, const aasm::Sha256Digest& digest) {
+std::string describe_plan(const Plan& plan, const aasm::Sha256Digest& digest, bool bpf) {
   std::ostringstream out;
   out << "plan format " << kFormatVersion << ", sha256 " << aasm::to_hex(digest) << "\n";
   out << "meta:\n";
@@ -54,11 +55,13 @@ std::string describe_plan(const Plan& plan, const aasm::Sha256Digest& digest) {
     out << "landlock: none (filesystem unconstrained)\n";
   }
   if (plan.seccomp.empty()) out << "seccomp: none (syscalls unconstrained)\n";
-  for (const SeccompProgram& program : plan.seccomp)
+  for (const SeccompProgram& program : plan.seccomp) {
     out << "seccomp " << audit_arch_name(program.audit_arch) << ": "
         << (program.mode == FilterMode::kAllowlist ? "allowlist" : "denylist") << ", default "
         << describe_seccomp_action(program.default_action) << ", " << program.instructions.size()
         << " BPF instructions\n";
+    if (bpf) out << bpf::disassemble(program.instructions);
+  }
   if (!plan.syscalls.empty()) {
     std::ostringstream policy, startup;
     size_t policy_count = 0, startup_count = 0;

@@ -1,0 +1,201 @@
+#include "bpf/interpreter.h"
+
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+
+#include <cstddef>
+#include <cstdio>
+
+namespace aasmc::bpf {
+namespace {
+
+using aasm::plan::BpfInstruction;
+
+constexpr uint32_t kDataSize = sizeof(SeccompData);
+constexpr uint32_t kArgsOffset = offsetof(SeccompData, args);
+
+static_assert(sizeof(SeccompData) == 64, "struct seccomp_data is 64 bytes");
+
+// A 32-bit word of seccomp_data, little-endian as on both targets.
+uint32_t load_word(const SeccompData& data, uint32_t offset) {
+  const auto* bytes = reinterpret_cast<const uint8_t*>(&data);
+  return uint32_t(bytes[offset]) | uint32_t(bytes[offset + 1]) << 8 | uint32_t(bytes[offset + 2]) << 16 |
+         uint32_t(bytes[offset + 3]) << 24;
+}
+
+bool jump_taken(uint16_t op, uint32_t a, uint32_t operand) {
+  switch (op) {
+    case BPF_JEQ: return a == operand;
+    case BPF_JGT: return a > operand;
+    case BPF_JGE: return a >= operand;
+    case BPF_JSET: return (a & operand) != 0;
+  }
+  return false;
+}
+
+std::optional<uint32_t> alu(uint16_t op, uint32_t a, uint32_t operand) {
+  switch (op) {
+    case BPF_ADD: return a + operand;
+    case BPF_SUB: return a - operand;
+    case BPF_MUL: return a * operand;
+    case BPF_DIV: return operand == 0 ? std::nullopt : std::optional<uint32_t>(a / operand);
+    case BPF_MOD: return operand == 0 ? std::nullopt : std::optional<uint32_t>(a % operand);
+    case BPF_AND: return a & operand;
+    case BPF_OR: return a | operand;
+    case BPF_XOR: return a ^ operand;
+    case BPF_LSH: return operand >= 32 ? 0 : a << operand;
+    case BPF_RSH: return operand >= 32 ? 0 : a >> operand;
+    case BPF_NEG: return uint32_t(-int64_t(a));
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<Outcome> run(std::span<const BpfInstruction> program, const SeccompData& data) {
+  uint32_t a = 0, x = 0, mem[BPF_MEMWORDS] = {};
+  Outcome outcome;
+  for (size_t pc = 0; pc < program.size();) {
+    const BpfInstruction& insn = program[pc];
+    ++outcome.executed;
+    const uint16_t cls = BPF_CLASS(insn.code);
+    const uint32_t src = BPF_SRC(insn.code) == BPF_X ? x : insn.k;
+    switch (cls) {
+      case BPF_LD:
+        if (insn.code == (BPF_LD | BPF_W | BPF_ABS)) {
+          if (insn.k % 4 != 0 || insn.k + 4 > kDataSize) return std::nullopt;
+          if (insn.k >= offsetof(SeccompData, instruction_pointer)) outcome.read_arguments = true;
+          a = load_word(data, insn.k);
+        } else if (insn.code == (BPF_LD | BPF_W | BPF_LEN)) {
+          a = kDataSize;
+        } else if (insn.code == (BPF_LD | BPF_IMM)) {
+          a = insn.k;
+        } else if (insn.code == (BPF_LD | BPF_MEM) && insn.k < BPF_MEMWORDS) {
+          a = mem[insn.k];
+        } else {
+          return std::nullopt;
+        }
+        break;
+      case BPF_LDX:
+        if (insn.code == (BPF_LDX | BPF_W | BPF_IMM)) x = insn.k;
+        else if (insn.code == (BPF_LDX | BPF_W | BPF_LEN)) x = kDataSize;
+        else if (insn.code == (BPF_LDX | BPF_MEM) && insn.k < BPF_MEMWORDS) x = mem[insn.k];
+        else return std::nullopt;
+        break;
+      case BPF_ST:
+      case BPF_STX:
+        if (insn.k >= BPF_MEMWORDS) return std::nullopt;
+        mem[insn.k] = cls == BPF_ST ? a : x;
+        break;
+      case BPF_ALU: {
+        auto result = alu(BPF_OP(insn.code), a, src);
+        if (!result) return std::nullopt;
+        a = *result;
+        break;
+      }
+      case BPF_JMP: {
+        size_t next;
+        if (BPF_OP(insn.code) == BPF_JA) next = pc + 1 + insn.k;
+        else next = pc + 1 + (jump_taken(BPF_OP(insn.code), a, src) ? insn.jt : insn.jf);
+        if (next >= program.size()) return std::nullopt;
+        pc = next;
+        continue;
+      }
+      case BPF_RET:
+        outcome.action = BPF_RVAL(insn.code) == BPF_A ? a : insn.k;
+        return outcome;
+      case BPF_MISC:
+        if (BPF_MISCOP(insn.code) == BPF_TAX) x = a;
+        else if (BPF_MISCOP(insn.code) == BPF_TXA) a = x;
+        else return std::nullopt;
+        break;
+      default: return std::nullopt;
+    }
+    ++pc;
+  }
+  return std::nullopt;  // fell off the end: the kernel's checker refuses such a program
+}
+
+// Mirrors seccomp_is_const_allow() of kernel/seccomp.c (Linux 5.11+): only
+// loads of nr and arch, ALU AND with a constant, constant jumps and RET K are
+// understood; anything else makes the syscall uncacheable.
+bool is_constant_allow(std::span<const BpfInstruction> program, uint32_t arch, int32_t nr) {
+  uint32_t a = 0;
+  for (size_t pc = 0; pc < program.size();) {
+    const BpfInstruction& insn = program[pc];
+    switch (insn.code) {
+      case BPF_LD | BPF_W | BPF_ABS:
+        if (insn.k == offsetof(SeccompData, nr)) a = uint32_t(nr);
+        else if (insn.k == offsetof(SeccompData, arch)) a = arch;
+        else return false;
+        ++pc;
+        continue;
+      case BPF_RET | BPF_K: return insn.k == SECCOMP_RET_ALLOW;
+      case BPF_JMP | BPF_JA: pc += 1 + insn.k; continue;
+      case BPF_JMP | BPF_JEQ | BPF_K:
+      case BPF_JMP | BPF_JGE | BPF_K:
+      case BPF_JMP | BPF_JGT | BPF_K:
+      case BPF_JMP | BPF_JSET | BPF_K:
+        pc += 1 + (jump_taken(BPF_OP(insn.code), a, insn.k) ? insn.jt : insn.jf);
+        continue;
+      case BPF_ALU | BPF_AND | BPF_K: a &= insn.k; ++pc; continue;
+      default: return false;
+    }
+  }
+  return false;
+}
+
+std::string disassemble(std::span<const BpfInstruction> program) {
+  std::string out;
+  char line[160];
+  auto field = [](uint32_t k) -> std::string {
+    if (k == offsetof(SeccompData, nr)) return "nr";
+    if (k == offsetof(SeccompData, arch)) return "arch";
+    if (k == offsetof(SeccompData, instruction_pointer)) return "ip.lo";
+    if (k == offsetof(SeccompData, instruction_pointer) + 4) return "ip.hi";
+    if (k >= kArgsOffset && k < kDataSize)
+      return "arg" + std::to_string((k - kArgsOffset) / 8) + ((k - kArgsOffset) % 8 ? ".hi" : ".lo");
+    return "data[" + std::to_string(k) + "]";
+  };
+  static const char* const kJumps[] = {"ja", "jeq", "jgt", "jge", "jset"};
+  for (size_t pc = 0; pc < program.size(); ++pc) {
+    const BpfInstruction& insn = program[pc];
+    const uint16_t cls = BPF_CLASS(insn.code);
+    std::string text;
+    if (insn.code == (BPF_LD | BPF_W | BPF_ABS)) {
+      text = "ld  " + field(insn.k);
+    } else if (cls == BPF_JMP && BPF_OP(insn.code) == BPF_JA) {
+      std::snprintf(line, sizeof line, "ja  -> %zu", pc + 1 + insn.k);
+      text = line;
+    } else if (cls == BPF_JMP && BPF_OP(insn.code) >> 4 <= 4) {
+      const std::string operand = BPF_SRC(insn.code) == BPF_X ? "x" : [&] {
+        char k[16];
+        std::snprintf(k, sizeof k, "0x%x", insn.k);
+        return std::string(k);
+      }();
+      std::snprintf(line, sizeof line, "%-4s %s -> %zu : %zu", kJumps[BPF_OP(insn.code) >> 4], operand.c_str(),
+                    pc + 1 + insn.jt, pc + 1 + insn.jf);
+      text = line;
+    } else if (cls == BPF_RET) {
+      std::snprintf(line, sizeof line, "ret 0x%08x", insn.k);
+      text = line;
+    } else if (insn.code == (BPF_ALU | BPF_AND | BPF_K)) {
+      std::snprintf(line, sizeof line, "and 0x%x", insn.k);
+      text = line;
+    } else if (cls == BPF_ST || cls == BPF_STX || insn.code == (BPF_LD | BPF_MEM) || insn.code == (BPF_LDX | BPF_MEM)) {
+      std::snprintf(line, sizeof line, "%s mem[%u]",
+                    cls == BPF_ST ? "st " : cls == BPF_STX ? "stx" : cls == BPF_LD ? "ld " : "ldx", insn.k);
+      text = line;
+    } else if (cls == BPF_MISC) {
+      text = BPF_MISCOP(insn.code) == BPF_TAX ? "tax" : "txa";
+    } else {
+      std::snprintf(line, sizeof line, "op 0x%04x jt %u jf %u k 0x%x", insn.code, insn.jt, insn.jf, insn.k);
+      text = line;
+    }
+    std::snprintf(line, sizeof line, "%4zu: ", pc);
+    out += line + text + "\n";
+  }
+  return out;
+}
+
+}  // namespace aasmc::bpf

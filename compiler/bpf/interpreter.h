@@ -1,0 +1,42 @@
+// A userspace classic-BPF interpreter with the kernel's seccomp semantics, a
+// model of the kernel's constant-action cache check, and a disassembler. The
+// tests run every emitted program through it; the benchmark counts with it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "plan/plan.h"
+
+namespace aasmc::bpf {
+
+// struct seccomp_data, as the kernel lays it out.
+struct SeccompData {
+  int32_t nr = 0;
+  uint32_t arch = 0;
+  uint64_t instruction_pointer = 0;
+  uint64_t args[6] = {};
+};
+
+struct Outcome {
+  uint32_t action = 0;      // the SECCOMP_RET_* value returned
+  size_t executed = 0;      // instructions executed, the return included
+  bool read_arguments = false;
+};
+
+// Runs `program` on `data`; nullopt when the program does something the
+// kernel's checker would refuse (bad opcode, jump out of range, misaligned
+// load, falling off the end).
+std::optional<Outcome> run(std::span<const aasm::plan::BpfInstruction> program, const SeccompData& data);
+
+// The kernel's seccomp_is_const_allow() (kernel/seccomp.c): true when the
+// program allows syscall `nr` on `arch` without looking at anything but the
+// number and the architecture, so the kernel caches the verdict and skips
+// the filter for that syscall.
+bool is_constant_allow(std::span<const aasm::plan::BpfInstruction> program, uint32_t arch, int32_t nr);
+
+std::string disassemble(std::span<const aasm::plan::BpfInstruction> program);
+
+}  // namespace aasmc::bpf
