@@ -1,0 +1,126 @@
+// The curated syscall groups (compiler/middle/syscall_groups.cpp): every
+// member is a real syscall on some target, no group repeats a member, every
+// reason is written, and allow groups stay apart from deny groups.
+#include <doctest/doctest.h>
+
+#include <map>
+#include <set>
+#include <string>
+
+#include "middle/syscall_groups.h"
+#include "middle/targets.h"
+
+namespace aasmc {
+namespace {
+
+// The groups a policy names in syscalls.deny; every other group is a
+// building block for an allowlist.
+const std::set<std::string> kDenyGroups = {"mount", "privileged", "debug", "kernel"};
+
+// policy.md "Groups": the groups the contract promises.
+const char* const kPromised[] = {"startup", "file-read", "file-write", "process", "network", "ipc",
+                                 "signal",  "time",      "memory",     "mount",   "privileged", "debug", "kernel"};
+
+bool on(const char* target_name, llvm::StringRef syscall) {
+  auto target = find_target(target_name);
+  REQUIRE(target);
+  return syscall_number(*target, syscall).has_value();
+}
+
+TEST_CASE("groups: every group the contract promises exists, with a summary") {
+  for (const char* name : kPromised) {
+    CAPTURE(name);
+    const SyscallGroup* group = find_group(name);
+    REQUIRE(group);
+    CHECK(!group->summary.trim().empty());
+    CHECK(!group->members.empty());
+  }
+  CHECK(startup_group().name == "startup");
+  CHECK(find_group("no-such-group") == nullptr);
+}
+
+TEST_CASE("groups: names are unique and spelled like policy names") {
+  std::set<std::string> seen;
+  for (const SyscallGroup& group : all_groups()) {
+    CAPTURE(group.name.str());
+    CHECK(seen.insert(group.name.str()).second);
+    CHECK(!group.name.empty());
+    for (char c : group.name) CHECK(((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'));
+  }
+}
+
+TEST_CASE("groups: every member is a real syscall on x86_64 or aarch64, once, with a reason") {
+  for (const SyscallGroup& group : all_groups()) {
+    std::set<std::string> members;
+    for (const GroupMember& member : group.members) {
+      const std::string where = "@" + group.name.str() + ": " + member.syscall.str();
+      CAPTURE(where);
+      CHECK_MESSAGE(members.insert(member.syscall.str()).second, "duplicate member");
+      CHECK_MESSAGE((on("x86_64", member.syscall) || on("aarch64", member.syscall)),
+                    "not a syscall on x86_64 nor on aarch64");
+      CHECK_MESSAGE(!member.reason.trim().empty(), "empty reason");
+      CHECK_MESSAGE(!member.reason.contains('\n'), "the reason is one line");
+      // A reason that says where the call exists must be right.
+      if (member.reason.contains("x86_64 only")) {
+        CHECK(on("x86_64", member.syscall));
+        CHECK_MESSAGE(!on("aarch64", member.syscall), "says x86_64 only but exists on aarch64");
+      }
+    }
+  }
+}
+
+TEST_CASE("groups: every group has members on both targets") {
+  for (const SyscallGroup& group : all_groups()) {
+    CAPTURE(group.name.str());
+    bool x86 = false, arm = false;
+    for (const GroupMember& member : group.members) {
+      x86 = x86 || on("x86_64", member.syscall);
+      arm = arm || on("aarch64", member.syscall);
+    }
+    CHECK(x86);
+    CHECK(arm);
+  }
+}
+
+// A document may allow an allow group and deny a deny group together (the
+// spec's example does: "@startup", "@file-read" with "@mount"), and one name
+// both allowed and denied in a document is an error; so the two kinds must
+// not share a member.
+TEST_CASE("groups: no syscall is in both an allow group and a deny group") {
+  std::map<std::string, std::string> allowed_in;
+  for (const SyscallGroup& group : all_groups())
+    if (!kDenyGroups.count(group.name.str()))
+      for (const GroupMember& member : group.members) allowed_in.emplace(member.syscall.str(), group.name.str());
+  for (const SyscallGroup& group : all_groups()) {
+    if (!kDenyGroups.count(group.name.str())) continue;
+    for (const GroupMember& member : group.members) {
+      auto it = allowed_in.find(member.syscall.str());
+      CHECK_MESSAGE(it == allowed_in.end(), "@", group.name.str(), " member ", member.syscall.str(),
+                    " is also in @", it == allowed_in.end() ? std::string() : it->second);
+    }
+  }
+}
+
+TEST_CASE("groups: the deny groups hold the calls the contract names") {
+  const std::map<std::string, std::vector<std::string>> expected = {
+      {"debug", {"ptrace", "process_vm_readv", "process_vm_writev", "kcmp"}},
+      {"kernel",
+       {"bpf", "perf_event_open", "init_module", "finit_module", "delete_module", "kexec_load", "kexec_file_load",
+        "reboot", "swapon", "swapoff", "add_key", "request_key", "keyctl"}},
+      {"mount", {"mount", "umount2", "pivot_root"}},
+      {"privileged", {"setuid", "capset", "setns", "unshare"}},
+  };
+  for (const auto& [name, calls] : expected) {
+    const SyscallGroup* group = find_group(name);
+    REQUIRE(group);
+    for (const std::string& call : calls) {
+      INFO("@", name, " ", call);
+      bool found = false;
+      for (const GroupMember& member : group->members) found = found || member.syscall == call;
+      CHECK(found);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace aasmc
