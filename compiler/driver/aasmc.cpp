@@ -15,6 +15,7 @@
 #include "middle/build_ir.h"
 #include "middle/syscall_groups.h"
 #include "plan/plan.h"
+#include "support/diagnostic_formats.h"
 #include "support/diagnostics.h"
 
 namespace {
@@ -25,7 +26,8 @@ constexpr int kExitUsage = 2;
 
 constexpr const char* kUsage =
     "usage: aasmc compile POLICY.yaml... -o PLAN [--arch x86_64,aarch64] [--print-ir]\n"
-    "       aasmc explain POLICY.yaml... [--arch x86_64,aarch64]\n"
+    "                     [--diagnostics-format=text|json|sarif]\n"
+    "       aasmc explain POLICY.yaml... [--arch x86_64,aarch64] [--diagnostics-format=text|json|sarif]\n"
     "       aasmc show PLAN [--bpf]\n"
     "       aasmc groups\n"
     "       aasmc --version\n";
@@ -44,11 +46,49 @@ std::vector<std::string> split(const std::string& text, char separator) {
   return parts;
 }
 
+// `--diagnostics-format=FORMAT` or `--diagnostics-format FORMAT` at args[i]:
+// kExitOk (i moved past it), kExitUsage, or -1 when args[i] is another option.
+int take_format_option(const std::vector<std::string>& args, size_t& i, aasmc::DiagnosticFormat& format) {
+  static const std::string kName = "--diagnostics-format";
+  std::string value;
+  if (args[i] == kName) {
+    if (i + 1 >= args.size()) return usage_error(kName + " needs a value (text, json, sarif)");
+    value = args[++i];
+  } else if (args[i].rfind(kName + "=", 0) == 0) {
+    value = args[i].substr(kName.size() + 1);
+  } else {
+    return -1;
+  }
+  auto parsed = aasmc::parse_diagnostic_format(value);
+  if (!parsed) return usage_error("unknown diagnostics format '" + value + "' (text, json, sarif)");
+  format = *parsed;
+  return kExitOk;
+}
+
+// Writes every diagnostic of the run to stderr once, when the command
+// returns, in the chosen format.
+class FlushAtExit {
+ public:
+  FlushAtExit(aasmc::Diagnostics& diags, aasmc::DiagnosticFormat format) : diags_(diags), format_(format) {}
+  FlushAtExit(const FlushAtExit&) = delete;
+  FlushAtExit& operator=(const FlushAtExit&) = delete;
+  ~FlushAtExit() {
+    aasmc::RenderOptions options;
+    options.tool_version = aasmc::kCompilerVersion;
+    diags_.flush(llvm::errs(), format_, options);
+  }
+
+ private:
+  aasmc::Diagnostics& diags_;
+  aasmc::DiagnosticFormat format_;
+};
+
 struct CompileOptions {
   std::vector<std::string> inputs;
   std::string output;
   std::vector<aasmc::Target> targets;
   bool print_ir = false;
+  aasmc::DiagnosticFormat diagnostics_format = aasmc::DiagnosticFormat::kText;
 };
 
 int parse_compile_options(const std::vector<std::string>& args, CompileOptions& options) {
@@ -68,6 +108,8 @@ int parse_compile_options(const std::vector<std::string>& args, CompileOptions& 
       }
     } else if (arg == "--print-ir") {
       options.print_ir = true;
+    } else if (int rc = take_format_option(args, i, options.diagnostics_format); rc != -1) {
+      if (rc != kExitOk) return rc;
     } else if (arg.size() > 1 && arg[0] == '-') {
       return usage_error("unknown option '" + arg + "'");
     } else {
@@ -85,6 +127,7 @@ int compile(const std::vector<std::string>& args) {
   if (int rc = parse_compile_options(args, options); rc != kExitOk) return rc;
   llvm::SourceMgr sources;
   aasmc::Diagnostics diags(sources);
+  const FlushAtExit flush(diags, options.diagnostics_format);
   std::vector<aasmc::PolicyDocument> documents;
   for (const std::string& input : options.inputs) aasmc::load_policy_file(input, diags, documents);
   // The later passes run even after front-end errors, to report every error.
@@ -113,6 +156,7 @@ int compile(const std::vector<std::string>& args) {
 int explain(const std::vector<std::string>& args) {
   std::vector<aasmc::Target> targets(aasmc::all_targets().begin(), aasmc::all_targets().end());
   std::vector<std::string> inputs;
+  aasmc::DiagnosticFormat format = aasmc::DiagnosticFormat::kText;
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--arch") {
       if (++i >= args.size()) return usage_error("--arch needs a value");
@@ -122,6 +166,8 @@ int explain(const std::vector<std::string>& args) {
         if (!target) return usage_error("unknown architecture '" + name + "' (x86_64, aarch64)");
         targets.push_back(*target);
       }
+    } else if (int rc = take_format_option(args, i, format); rc != -1) {
+      if (rc != kExitOk) return rc;
     } else if (args[i].size() > 1 && args[i][0] == '-') {
       return usage_error("unknown option '" + args[i] + "'");
     } else {
@@ -131,6 +177,7 @@ int explain(const std::vector<std::string>& args) {
   if (inputs.empty()) return usage_error("explain needs at least one policy file");
   llvm::SourceMgr sources;
   aasmc::Diagnostics diags(sources);
+  const FlushAtExit flush(diags, format);
   std::vector<aasmc::PolicyDocument> documents;
   for (const std::string& input : inputs) aasmc::load_policy_file(input, diags, documents);
   auto ir = aasmc::build_ir(documents, targets, diags);
