@@ -524,6 +524,20 @@ std::optional<Action> parse_action(const std::string& text, bool allow_permitted
   if (text == "allow" && allow_permitted) return Action{Action::Kind::kAllow, 0};
   if (text.starts_with("errno:")) {
     const std::string name = text.substr(6);
+    // A number is accepted too, within what the kernel's SECCOMP_RET_ERRNO
+    // can carry and the C library reports as an error (1..4095).
+    if (!name.empty() && std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      const unsigned long value = name.size() > 5 ? 99999 : std::stoul(name);
+      if (value == 0) {
+        error = "errno 0 means success: the denied call would look as if it worked";
+        return std::nullopt;
+      }
+      if (value > 4095) {
+        error = "errno " + name + " is out of range (1 to 4095)";
+        return std::nullopt;
+      }
+      return Action{Action::Kind::kErrno, int(value)};
+    }
     if (const int value = errno_value(name); value > 0) return Action{Action::Kind::kErrno, value};
     error = "unknown errno name '" + name + "'";
     if (auto guess = closest_match(name, errno_names()); !guess.empty()) error += "; did you mean '" + guess + "'?";

@@ -108,9 +108,14 @@ class Printer {
       out_ << "syscalls: denylist\n";
     }
     for (const auto& [name, from] : s.denied) line("  deny " + name, from);
-    for (const SyscallRuleIR& rule : s.rules)
+    for (const SyscallRuleIR& rule : s.rules) {
       line("  rule " + rule.syscall + (rule.when_text ? " when " + rule.when_text->value : "") + ": " + rule.action.text(),
            rule.from);
+      if (!rule.when) continue;
+      for (const Target& target : ir_.targets)
+        if (auto it = rule.normalized.find(target.name); it != rule.normalized.end())
+          out_ << "    " << target.name << ": " << print_condition(it->second, rule.syscall, target) << "\n";
+    }
   }
 
   void quantity(const char* name, const std::optional<Effective<uint64_t>>& value, const std::string& text) {

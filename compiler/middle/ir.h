@@ -14,6 +14,7 @@
 
 #include "crypto/sha256.h"
 #include "frontend/ast.h"
+#include "middle/condition_normalize.h"
 #include "middle/targets.h"
 #include "plan/plan.h"
 
@@ -75,6 +76,9 @@ struct SyscallRuleIR {
   std::optional<ConditionExpr> when;
   Action action;
   SourceRef from;
+  // The condition in libseccomp's normal form, per target name (constants and
+  // argument widths differ by architecture). Absent `when`: always true.
+  std::map<std::string, NormalizedCondition> normalized;
 };
 
 struct SyscallEntryIR {

@@ -96,7 +96,33 @@ void deny_process_creation(SyscallIR& ir, const SourceRef& source, const std::ve
   not_thread.kind = ConditionExpr::Kind::kNot;
   not_thread.children.push_back(std::move(thread_flag));
   ir.rules.push_back({"clone", Located<std::string>{"!(flags & CLONE_THREAD)", source}, std::move(not_thread), refuse,
-                      source});
+                      source, {}});
+}
+
+// Each rule's condition in normal form for every target; errors point into
+// the `when:` string (a quoted YAML scalar starts one byte after its quote).
+void normalize_rules(SyscallIR& ir, const std::vector<Target>& targets, Diagnostics& diags) {
+  for (SyscallRuleIR& rule : ir.rules) {
+    for (const Target& target : targets) {
+      if (!syscall_number(target, rule.syscall)) continue;
+      if (!rule.when) {
+        rule.normalized[target.name] = NormalizedCondition{{Conjunct{}}};
+        continue;
+      }
+      ConditionError error;
+      auto normalized = normalize_condition(*rule.when, rule.syscall, target, error);
+      if (normalized) {
+        rule.normalized[target.name] = std::move(*normalized);
+        continue;
+      }
+      const SourceRef& at = rule.when_text->source;
+      const char* text = at.loc.getPointer();
+      const size_t quote = text && (*text == '"' || *text == '\'') ? 1 : 0;
+      diags.error(llvm::SMLoc::getFromPointer(text + quote + error.offset),
+                  "in when: " + error.message + " (for " + target.name + ")", diag::kConditionSemantics, at.range);
+      break;  // one report per rule
+    }
+  }
 }
 
 }  // namespace
@@ -147,7 +173,7 @@ std::optional<SyscallIR> resolve_syscalls(const std::vector<PolicyDocument>& doc
     }
     for (const SyscallRule& rule : node.rules)
       if (resolver.check(rule.syscall))
-        rules.push_back({rule.syscall.name, rule.when_text, rule.when, rule.action.value, rule.action.source});
+        rules.push_back({rule.syscall.name, rule.when_text, rule.when, rule.action.value, rule.action.source, {}});
   }
   // capabilities.deny: [syscall] leaves nothing but the start-up set.
   if (auto it = capabilities_denied.find(Domain::kSyscall); it != capabilities_denied.end()) {
@@ -169,6 +195,7 @@ std::optional<SyscallIR> resolve_syscalls(const std::vector<PolicyDocument>& doc
   ir.denied = std::move(denied);
   ir.rules = std::move(rules);
   if (process_denial != capabilities_denied.end()) deny_process_creation(ir, process_denial->second, targets);
+  normalize_rules(ir, targets, diags);
   if (allowed) {
     // A denied name outranks every allow-list.
     for (const auto& [name, source] : *allowed)

@@ -98,10 +98,10 @@ int errno_value(llvm::StringRef name) {
   return 0;
 }
 
-const char* errno_name(int value) {
+std::string errno_name(int value) {
   for (const ErrnoEntry& entry : kErrnos)
-    if (entry.value == value) return entry.name.data();
-  return "E?";
+    if (entry.value == value) return entry.name.str();
+  return std::to_string(value);  // a number the table does not name
 }
 
 llvm::ArrayRef<llvm::StringRef> errno_names() {

@@ -5,10 +5,12 @@
 #include <llvm/ADT/ArrayRef.h>
 #include <llvm/ADT/StringRef.h>
 
+#include <string>
+
 namespace aasmc {
 
 int errno_value(llvm::StringRef name);  // 0 when unknown
-const char* errno_name(int value);      // "E?" when unknown
+std::string errno_name(int value);      // the number itself when the table has no name
 llvm::ArrayRef<llvm::StringRef> errno_names();
 
 }  // namespace aasmc
