@@ -557,9 +557,16 @@ bool load_policy_file(const std::string& path, Diagnostics& diags, std::vector<P
     diags.file_error(path, "cannot read policy file: " + buffer.getError().message(), diag::kCannotRead);
     return false;
   }
-  const llvm::StringRef text = (*buffer)->getBuffer();
+  load_policy_buffer(std::move(*buffer), diags, out);
+  return true;
+}
+
+void load_policy_buffer(std::unique_ptr<llvm::MemoryBuffer> buffer, Diagnostics& diags,
+                        std::vector<PolicyDocument>& out) {
+  const std::string path = buffer->getBufferIdentifier().str();
+  const llvm::StringRef text = buffer->getBuffer();
   const aasm::Sha256Digest digest = aasm::sha256({reinterpret_cast<const uint8_t*>(text.data()), text.size()});
-  const unsigned id = diags.sources().AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
+  const unsigned id = diags.sources().AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
   unsigned index = 0;
   for (const YamlDocument& yaml : load_yaml_documents(id, diags)) {
     auto doc = DocumentParser(diags, int(out.size())).parse(yaml);
@@ -571,7 +578,6 @@ bool load_policy_file(const std::string& path, Diagnostics& diags, std::vector<P
     doc->index_in_file = index_in_file;
     out.push_back(std::move(*doc));
   }
-  return true;
 }
 
 }  // namespace aasmc

@@ -2,6 +2,9 @@
 // enum values, paths, action syntax. Name resolution happens later.
 #pragma once
 
+#include <llvm/Support/MemoryBuffer.h>
+
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,6 +18,12 @@ namespace aasmc {
 // Loads every document of `path` into the SourceMgr and parses it.
 // Returns false when the file could not be read.
 bool load_policy_file(const std::string& path, Diagnostics& diags, std::vector<PolicyDocument>& out);
+
+// The same for bytes already in memory (the buffer must be NUL-terminated,
+// as MemoryBuffer::getFile and getMemBufferCopy make it); its identifier is
+// the file name the diagnostics show.
+void load_policy_buffer(std::unique_ptr<llvm::MemoryBuffer> buffer, Diagnostics& diags,
+                        std::vector<PolicyDocument>& out);
 
 std::optional<PolicyDocument> parse_policy_document(const YamlDocument& yaml, Diagnostics& diags);
 
