@@ -71,6 +71,23 @@ class NameResolver {
   Diagnostics& diags_;
 };
 
+// Two rules of one document for one syscall and the same condition, with
+// different actions: the author meant one of them.
+void check_rule_conflicts(const std::vector<SyscallRule>& rules, Diagnostics& diags) {
+  std::map<std::pair<std::string, std::string>, const SyscallRule*> seen;
+  for (const SyscallRule& rule : rules) {
+    const auto key = std::pair(rule.syscall.name, rule.when_text ? rule.when_text->value : std::string());
+    auto [it, inserted] = seen.emplace(key, &rule);
+    if (inserted || it->second->action.value == rule.action.value) continue;
+    diags.error(rule.action.source.loc,
+                "a second rule for " + rule.syscall.name + (key.second.empty() ? "" : " when " + key.second) +
+                    " gives it another action (" + rule.action.value.text() + ", was " +
+                    it->second->action.value.text() + ")",
+                diag::kConflict, rule.action.source.range);
+    diags.note(it->second->action.source.loc, "the other rule's action is here");
+  }
+}
+
 void check_document_conflicts(const NameSet& allowed, const NameSet& denied, Diagnostics& diags) {
   for (const auto& [name, source] : denied) {
     auto it = allowed.find(name);
@@ -160,6 +177,7 @@ std::optional<SyscallIR> resolve_syscalls(const std::vector<PolicyDocument>& doc
     NameSet doc_allowed = node.allow ? resolver.expand(*node.allow) : NameSet{};
     NameSet doc_denied = node.deny ? resolver.expand(*node.deny) : NameSet{};
     check_document_conflicts(doc_allowed, doc_denied, diags);
+    check_rule_conflicts(node.rules, diags);
     denied.insert(doc_denied.begin(), doc_denied.end());
     if (node.allow) {
       if (!allowed) {

@@ -95,6 +95,18 @@ TEST_CASE("a failed compile leaves an existing plan untouched") {
   CHECK(read_file(out / "plan.bin") == "previous plan");
 }
 
+TEST_CASE("a policy file over 1 MiB is refused before it is parsed") {
+  TempDir dir;
+  std::string huge = "apiVersion: aasm.dev/v1\nkind: Policy\nmetadata: {name: huge, tier: agent}\nspec: {}\n";
+  huge += "# " + std::string(1u << 20, 'x') + "\n";
+  write_file(dir / "huge.yaml", huge);
+  const Run r = run({binary("AASMC"), "compile", "huge.yaml", "-o", "plan.bin"}, dir.path());
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("huge.yaml:1:1: error: policy file is " + std::to_string(huge.size()) +
+                   " bytes, over the 1048576-byte limit [AASM0005]") != std::string::npos);
+  CHECK_FALSE(exists(dir / "plan.bin"));
+}
+
 TEST_CASE("usage errors exit 2") {
   CHECK(run({binary("AASMC")}).exit_code == 2);
   CHECK(run({binary("AASMC"), "compile", "x.yaml"}).exit_code == 2);  // no -o
