@@ -38,7 +38,6 @@ inline constexpr const char* kUnknownGroup = "AASM0031";
 inline constexpr const char* kBadAction = "AASM0032";
 inline constexpr const char* kConditionSyntax = "AASM0040";
 inline constexpr const char* kConditionSemantics = "AASM0041";  // operands, constants, widths, normal form
-inline constexpr const char* kConditionSemantics = "AASM0041";  // operands, constants, widths, normal form
 inline constexpr const char* kEmptyCascade = "AASM0050";
 inline constexpr const char* kConflict = "AASM0053";
 inline constexpr const char* kNothingRequested = "AASM0051";
