@@ -1,0 +1,373 @@
+#!/usr/bin/env python3
+"""schemas/policy.schema.json against aasmc.
+
+Checks, in order:
+  1. the schema is a valid draft-07 schema;
+  2. its closed lists agree with the compiler: the @groups (`aasmc groups`),
+     the errno names of errno:ENAME actions, the Linux capabilities;
+  3. every document of every testdata/policies/*.yaml is valid against it,
+     and every `yaml-language-server: $schema=` modeline in testdata/ points
+     at it;
+  4. the corpus testdata/schema/: for each file, the schema's verdict and
+     the compiler's (`aasmc explain FILE`: exit 0 accepts, 1 rejects) are the
+     ones its directory promises:
+
+       valid/          schema accepts, compiler accepts
+       invalid/        schema rejects, compiler rejects
+       compiler-only/  schema accepts, compiler rejects (what a schema cannot
+                       see; docs/schema.md lists these)
+       schema-only/    schema rejects, compiler accepts (likewise)
+
+     A file's leading comments may say
+       # SCHEMA: spec.network.outbound   the schema must reject at (or under)
+                                         this place
+       # COMPILER: some text             the compiler's diagnostics must
+                                         contain this text
+       # WHY: ...                        (compiler-only/, schema-only/: required)
+       # COMPILER-BUG: ...               the compiler is known to disagree
+                                         with the contract here; reported,
+                                         not failed, until it is fixed
+
+YAML is turned into JSON values the way yaml-language-server does by default
+(YAML 1.2 core schema), not PyYAML's YAML 1.1 resolution: `yes`, `on`, `1_000`,
+`1:30` and `2024-01-01` stay strings, `0777` is decimal 777, `0o17` octal,
+`0x1F` hex. Mapping keys keep their source text, which is what the compiler
+sees, and `<<` is a plain key (YAML 1.2 has no merge keys). The loader notes
+what JSON cannot carry (anchors, aliases, tags, duplicate keys); such
+documents belong in compiler-only/.
+
+Environment: AASMC (the compiler), AASM_SOURCE_ROOT (the repository).
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+import jsonschema
+import yaml
+
+ROOT = os.environ.get("AASM_SOURCE_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+AASMC = os.environ.get("AASMC") or os.path.join(ROOT, "build-schema", "compiler", "aasmc")
+SCHEMA_PATH = os.path.join(ROOT, "schemas", "policy.schema.json")
+TESTDATA = os.path.join(ROOT, "testdata")
+CORPUS = os.path.join(TESTDATA, "schema")
+
+# directory -> (schema accepts, compiler accepts)
+EXPECTED = {
+    "valid": (True, True),
+    "invalid": (False, False),
+    "compiler-only": (True, False),
+    "schema-only": (False, True),
+}
+
+
+# --- YAML 1.2 core schema -------------------------------------------------
+
+class Yaml12Loader(yaml.SafeLoader):
+    """SafeLoader with the YAML 1.2 core schema's implicit types."""
+
+    yaml_implicit_resolvers = {}
+
+    def __init__(self, stream):
+        super().__init__(stream)
+        self.unseen = []  # what JSON cannot carry, as "line:col: what"
+
+    def note(self, node, what):
+        self.unseen.append(f"{node.start_mark.line + 1}:{node.start_mark.column + 1}: {what}")
+
+    def construct_mapping(self, node, deep=False):
+        if not isinstance(node, yaml.MappingNode):
+            return super().construct_mapping(node, deep)
+        result, seen = {}, set()
+        for key_node, value_node in node.value:
+            if not isinstance(key_node, yaml.ScalarNode):
+                # JSON has no such key; the compiler refuses it too. Keep a
+                # key no schema property matches, so the schema refuses it.
+                key = f"<{key_node.id} key at line {key_node.start_mark.line + 1}>"
+            else:
+                # The source text, as the compiler sees it. `<<` stays a plain
+                # key: YAML 1.2 has no merge keys.
+                key = key_node.value
+                if key in seen:
+                    self.note(key_node, f"duplicate key '{key}'")
+            seen.add(key)
+            result[key] = self.construct_object(value_node, deep=deep)
+        return result
+
+    def construct_yaml_int12(self, node):
+        text = self.construct_scalar(node)
+        sign = -1 if text.startswith("-") else 1
+        digits = text.lstrip("+-")
+        if digits.startswith("0o"):
+            return int(digits[2:], 8)
+        if digits.startswith("0x"):
+            return int(digits[2:], 16)
+        return sign * int(digits, 10)
+
+    def construct_yaml_float12(self, node):
+        text = self.construct_scalar(node)
+        lowered = text.lower()
+        if lowered in (".inf", "+.inf"):
+            return float("inf")
+        if lowered == "-.inf":
+            return float("-inf")
+        if lowered == ".nan":
+            return float("nan")
+        return float(text)
+
+
+Yaml12Loader.add_implicit_resolver("tag:yaml.org,2002:null", re.compile(r"^(?:~|null|Null|NULL|)$"),
+                                   ["~", "n", "N", ""])
+Yaml12Loader.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
+                                   list("tTfF"))
+Yaml12Loader.add_implicit_resolver("tag:yaml.org,2002:int", re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$"),
+                                   list("-+0123456789"))
+Yaml12Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+               r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"),
+    list("-+.0123456789"))
+Yaml12Loader.add_constructor("tag:yaml.org,2002:int", Yaml12Loader.construct_yaml_int12)
+Yaml12Loader.add_constructor("tag:yaml.org,2002:float", Yaml12Loader.construct_yaml_float12)
+
+
+def yaml_features(text):
+    """Anchors, aliases and tags, which the constructed values do not show."""
+    found = []
+    for event in yaml.parse(text, Loader=Yaml12Loader):
+        where = f"{event.start_mark.line + 1}:{event.start_mark.column + 1}"
+        if isinstance(event, yaml.AliasEvent):
+            found.append(f"{where}: alias (*{event.anchor})")
+        elif isinstance(event, yaml.NodeEvent):
+            if event.anchor is not None:
+                found.append(f"{where}: anchor (&{event.anchor})")
+            if getattr(event, "tag", None) is not None:
+                found.append(f"{where}: tag ({event.tag})")
+    return found
+
+
+def load_documents(path):
+    """(documents as JSON values, [what JSON cannot carry])."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    unseen = yaml_features(text)
+    loader = Yaml12Loader(text)
+    documents = []
+    try:
+        while loader.check_data():
+            documents.append(loader.get_data())
+    finally:
+        loader.dispose()
+    return documents, unseen + loader.unseen
+
+
+# --- verdicts ---------------------------------------------------------------
+
+def all_errors(errors):
+    """Every error, with the alternatives of anyOf/oneOf flattened in."""
+    for error in errors:
+        yield error
+        yield from all_errors(error.context or [])
+
+
+def dotted(error):
+    return ".".join(str(part) for part in error.absolute_path)
+
+
+def schema_verdict(validator, documents):
+    """(accepts, [(document index, dotted path, message)])."""
+    problems = []
+    for index, document in enumerate(documents):
+        for error in all_errors(validator.iter_errors(document)):
+            problems.append((index, dotted(error), error.message))
+    return not problems, problems
+
+
+def compiler_verdict(path):
+    """(exit status, diagnostics)."""
+    run = subprocess.run([AASMC, "explain", path], capture_output=True, text=True, timeout=60)
+    return run.returncode, run.stderr
+
+
+def header(path):
+    """The `# KEY: value` lines of the file's leading comment block."""
+    fields = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if not line.startswith("#"):
+                break
+            if m := re.match(r"^#\s*([A-Z][A-Z-]*):\s*(.*?)\s*$", line):
+                fields.setdefault(m.group(1), []).append(m.group(2))
+    return fields
+
+
+# --- the checks ---------------------------------------------------------------
+
+class Report:
+    def __init__(self):
+        self.failures, self.notes = [], []
+
+    def fail(self, message):
+        self.failures.append(message)
+
+    def note(self, message):
+        self.notes.append(message)
+
+
+def check_closed_lists(schema, report):
+    defs = schema["definitions"]
+    # @groups, as `aasmc groups` prints them.
+    out = subprocess.run([AASMC, "groups"], check=True, capture_output=True, text=True).stdout
+    compiler_groups = {f"@{m}" for m in re.findall(r"^@([a-z0-9-]+):", out, re.M)}
+    schema_groups = set(defs["syscallOrGroup"]["anyOf"][1]["enum"])
+    if compiler_groups != schema_groups:
+        report.fail(f"schema @groups differ from `aasmc groups`: only in the schema {sorted(schema_groups - compiler_groups)}, "
+                    f"only in aasmc {sorted(compiler_groups - schema_groups)}")
+    # errno names: the compiler's table is compiler/support/errno_names.cpp.
+    with open(os.path.join(ROOT, "compiler", "support", "errno_names.cpp"), encoding="utf-8") as f:
+        compiler_errnos = set(re.findall(r'\{"(E[A-Z0-9]+)",', f.read()))
+    if not compiler_errnos:
+        report.fail("found no errno name in compiler/support/errno_names.cpp (did its table change shape?)")
+    for name in ("defaultAction", "ruleAction"):
+        schema_errnos = {a[len("errno:"):] for a in defs[name]["anyOf"][0]["enum"] if a.startswith("errno:")}
+        if schema_errnos != compiler_errnos:
+            report.fail(f"schema {name} errno names differ from errno_names.cpp: only in the schema "
+                        f"{sorted(schema_errnos - compiler_errnos)}, only in the compiler {sorted(compiler_errnos - schema_errnos)}")
+    # Linux capabilities: the compiler's list is in frontend/parse_policy.cpp.
+    with open(os.path.join(ROOT, "compiler", "frontend", "parse_policy.cpp"), encoding="utf-8") as f:
+        compiler_caps = set(re.findall(r'"(CAP_[A-Z_]+)"', f.read()))
+    iso = schema["properties"]["spec"]["properties"]["isolation"]["properties"]
+    schema_caps = set(iso["linux_capabilities"]["items"]["enum"])
+    if compiler_caps != schema_caps:
+        report.fail(f"schema linux_capabilities differ from parse_policy.cpp: only in the schema "
+                    f"{sorted(schema_caps - compiler_caps)}, only in the compiler {sorted(compiler_caps - schema_caps)}")
+
+
+def check_policies(validator, report):
+    directory = os.path.join(TESTDATA, "policies")
+    names = sorted(n for n in os.listdir(directory) if n.endswith(".yaml"))
+    if not names:
+        report.fail("testdata/policies/ has no policy")
+    for name in names:
+        path = os.path.join(directory, name)
+        documents, unseen = load_documents(path)
+        ok, problems = schema_verdict(validator, documents)
+        for index, where, message in problems:
+            report.fail(f"testdata/policies/{name}: document {index + 1}: {where or '(root)'}: {message}")
+        for what in unseen:
+            report.fail(f"testdata/policies/{name}:{what}: the schema cannot see this")
+    return len(names)
+
+
+def check_modelines(report):
+    count = 0
+    for directory, _, files in os.walk(TESTDATA):
+        for name in files:
+            if not name.endswith(".yaml"):
+                continue
+            path = os.path.join(directory, name)
+            try:
+                with open(path, encoding="utf-8") as f:
+                    text = f.read()
+            except UnicodeDecodeError:
+                continue  # testdata/broken/non-utf8.yaml
+            for m in re.finditer(r"yaml-language-server:\s*\$schema=(\S+)", text):
+                count += 1
+                target = os.path.normpath(os.path.join(directory, m.group(1)))
+                if target != os.path.normpath(SCHEMA_PATH):
+                    report.fail(f"{os.path.relpath(path, ROOT)}: the modeline points at {m.group(1)}, "
+                                f"not at schemas/policy.schema.json")
+    return count
+
+
+def check_corpus(validator, report):
+    counts = {}
+    for directory, (want_schema, want_compiler) in EXPECTED.items():
+        full = os.path.join(CORPUS, directory)
+        names = sorted(n for n in os.listdir(full) if n.endswith(".yaml")) if os.path.isdir(full) else []
+        counts[directory] = len(names)
+        for name in names:
+            path = os.path.join(full, name)
+            label = f"testdata/schema/{directory}/{name}"
+            fields = header(path)
+            documents, unseen = load_documents(path)
+            if unseen and directory != "compiler-only":
+                report.fail(f"{label}: uses what JSON cannot carry ({'; '.join(unseen)}): "
+                            "the schema cannot judge it; it belongs in compiler-only/")
+            if directory in ("compiler-only", "schema-only") and not fields.get("WHY"):
+                report.fail(f"{label}: a `# WHY:` line must say why schema and compiler cannot agree")
+            schema_ok, problems = schema_verdict(validator, documents)
+            status, diagnostics = compiler_verdict(path)
+            if status not in (0, 1):
+                compiler_ok = None
+            else:
+                compiler_ok = status == 0
+            bug = fields.get("COMPILER-BUG")
+
+            if schema_ok != want_schema:
+                if want_schema:
+                    detail = "; ".join(f"{where or '(root)'}: {message}" for _, where, message in problems[:3])
+                    report.fail(f"{label}: the schema rejects it ({detail})")
+                else:
+                    report.fail(f"{label}: the schema accepts it")
+            elif not want_schema:
+                for expected in fields.get("SCHEMA", []):
+                    if not any(where == expected or where.startswith(expected + ".") for _, where, _ in problems):
+                        seen = sorted({where for _, where, _ in problems})
+                        report.fail(f"{label}: the schema rejects it, but not at {expected} (at {seen})")
+
+            if compiler_ok != want_compiler:
+                what = ("crashes (exit %d)" % status if compiler_ok is None
+                        else "accepts it" if compiler_ok else "rejects it: " + first_error(diagnostics))
+                if bug:
+                    report.note(f"{label}: known compiler bug: aasmc {what} ({bug[0]})")
+                else:
+                    report.fail(f"{label}: aasmc {what}")
+            else:
+                if bug:
+                    report.note(f"{label}: the compiler bug noted here ({bug[0]}) looks fixed: "
+                                "remove the COMPILER-BUG line")
+                if not want_compiler:
+                    for expected in fields.get("COMPILER", []):
+                        if expected not in diagnostics:
+                            report.fail(f"{label}: aasmc rejects it, but without '{expected}': {first_error(diagnostics)}")
+    return counts
+
+
+def first_error(diagnostics):
+    for line in diagnostics.splitlines():
+        if "error:" in line:
+            return line.split("error:", 1)[1].strip()
+    return diagnostics.strip().splitlines()[0] if diagnostics.strip() else "(no diagnostics)"
+
+
+def main():
+    report = Report()
+    with open(SCHEMA_PATH, encoding="utf-8") as f:
+        schema = json.load(f)
+    try:
+        jsonschema.Draft7Validator.check_schema(schema)
+    except jsonschema.exceptions.SchemaError as error:
+        print(f"schemas/policy.schema.json is not a valid draft-07 schema: {error.message}", file=sys.stderr)
+        return 1
+    validator = jsonschema.Draft7Validator(schema)
+    check_closed_lists(schema, report)
+    policies = check_policies(validator, report)
+    modelines = check_modelines(report)
+    counts = check_corpus(validator, report)
+    for message in report.notes:
+        print(f"note: {message}")
+    for message in report.failures:
+        print(f"FAIL: {message}", file=sys.stderr)
+    summary = ", ".join(f"{n} {d}" for d, n in counts.items())
+    print(f"schema: draft-07 ok; {policies} testdata policies; {modelines} modelines; corpus: {summary}; "
+          f"{len(report.failures)} failures, {len(report.notes)} notes")
+    if counts.get("valid", 0) == 0 or counts.get("invalid", 0) == 0:
+        print("FAIL: the agreement corpus is empty", file=sys.stderr)
+        return 1
+    return 1 if report.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
