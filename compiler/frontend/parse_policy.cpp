@@ -40,6 +40,18 @@ bool looks_like_credential(llvm::StringRef name, llvm::StringRef value) {
   return false;
 }
 
+// RFC 1123 host names: dot-separated labels of letters, digits and '-', each
+// 1-63 bytes, not starting or ending with '-'; 253 bytes at most.
+bool is_host_name(llvm::StringRef name) {
+  if (name.empty() || name.size() > 253) return false;
+  llvm::SmallVector<llvm::StringRef, 8> labels;
+  name.split(labels, '.');
+  return std::all_of(labels.begin(), labels.end(), [](llvm::StringRef label) {
+    return !label.empty() && label.size() <= 63 && label.front() != '-' && label.back() != '-' &&
+           std::all_of(label.begin(), label.end(), [](char c) { return std::isalnum(uint8_t(c)) || c == '-'; });
+  });
+}
+
 constexpr llvm::StringRef kNamespaces[] = {"pid", "ipc", "uts", "user", "net", "mount"};
 
 class DocumentParser {
@@ -99,7 +111,7 @@ class DocumentParser {
   }
 
   template <typename OnKey>
-  void for_each_key(const YamlNode& map, std::initializer_list<llvm::StringRef> known, const std::string& where,
+  void for_each_key(const YamlNode& map, llvm::ArrayRef<llvm::StringRef> known, const std::string& where,
                     OnKey&& on_key) {
     for (const auto& [key, value] : map.entries) {
       if (!expect(key, Kind::kScalar, "a key in " + where)) continue;
@@ -270,15 +282,21 @@ class DocumentParser {
       return rule;
     }
     if (!expect(node, Kind::kMap, where)) return std::nullopt;
-    std::initializer_list<llvm::StringRef> keys = {"allow", "hosts"};
-    if (!outbound) keys = {"allow"};
+    static const llvm::StringRef kOutboundKeys[] = {"allow", "hosts"};
+    const llvm::ArrayRef<llvm::StringRef> keys = outbound ? llvm::ArrayRef(kOutboundKeys) : llvm::ArrayRef(kOutboundKeys).take_front();
     bool seen = false;
     for_each_key(node, keys, where, [&](const std::string& key, const YamlNode& value) {
       if (seen) error_at(value, where + " takes one of 'allow' or 'hosts', not both", diag::kBadValue);
       seen = true;
       if (key == "hosts") {
         rule.kind = NetworkRule::Kind::kHosts;
-        if (auto hosts = names(value, where + ".hosts")) rule.hosts = std::move(*hosts);
+        auto hosts = names(value, where + ".hosts", [&](const YamlNode& item, const std::string& text) {
+          if (is_host_name(text)) return true;
+          error_at(item, where + ".hosts: '" + text + "' is not a host name (letters, digits and '-' in dot-separated labels)",
+                   diag::kBadValue);
+          return false;
+        });
+        if (hosts) rule.hosts = std::move(*hosts);
         return;
       }
       rule.kind = NetworkRule::Kind::kAllow;

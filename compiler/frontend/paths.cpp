@@ -35,8 +35,12 @@ std::optional<PathTemplate> parse_path(std::string_view text, PathError& error) 
   }
   const size_t prefix = text.size() - rest.size();
   if (rest.size() > aasm::plan::kMaxPathBytes) return fail(0, "path is longer than PATH_MAX");
-  if (const size_t dollar = rest.find('$'); dollar != std::string_view::npos && rest.substr(dollar).starts_with("${"))
-    return fail(prefix + dollar, "a path variable may only begin a path");
+  // A NUL (written as the YAML escape "\0") would cut the path short in the
+  // kernel and grant its parent.
+  if (const size_t nul = rest.find('\0'); nul != std::string_view::npos)
+    return fail(prefix + nul, "NUL byte in path");
+  if (const size_t variable = rest.find("${"); variable != std::string_view::npos)
+    return fail(prefix + variable, "a path variable may only begin a path");
   // Walk the segments: no empty, '.' or '..' segment, no trailing '/'.
   for (size_t at = 0; at < rest.size();) {
     const size_t next = rest.find('/', at + 1);

@@ -58,6 +58,10 @@ std::optional<uint64_t> parse_duration_seconds(std::string_view text, QuantityEr
   auto value = leading_integer(text, used, error);
   if (!value) return std::nullopt;
   const std::string_view unit = text.substr(used);
+  if (*value == 0 && !unit.empty()) {
+    error = {0, "a duration of zero would end the run before it starts"};
+    return std::nullopt;
+  }
   if (unit == "s") return *value;
   if (unit == "m") return scaled(*value, 60, text, error);
   if (unit == "h") return scaled(*value, 3600, text, error);

@@ -156,8 +156,10 @@ std::optional<SyscallIR> resolve_syscalls(const std::vector<PolicyDocument>& doc
   bool any_syscalls = false;
   for (const PolicyDocument& doc : documents) {
     if (!doc.syscalls) continue;
-    any_syscalls = true;
     const SyscallsNode& node = *doc.syscalls;
+    // An empty `syscalls: {}` asks for nothing and constrains nothing.
+    if (!node.allow && !node.deny && node.rules.empty() && !node.default_action) continue;
+    any_syscalls = true;
     // An allowlist without `default` means kill: it takes part in the meet as such.
     const std::optional<Located<Action>> stated =
         node.default_action ? node.default_action
