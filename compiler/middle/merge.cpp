@@ -208,7 +208,7 @@ IsolationIR merge_isolation(const std::vector<const PolicyDocument*>& docs) {
 void apply_capability_denials(PolicyIR& ir) {
   for (const auto& [domain, source] : ir.capabilities_denied) {
     auto deny_paths = [&](std::optional<std::vector<PathGrant>>& verb) { verb = std::vector<PathGrant>{}; };
-    auto deny_network = [&](std::optional<NetworkRuleIR>& direction) {
+    auto deny_network = [&, &source = source](std::optional<NetworkRuleIR>& direction) {
       if (!direction) direction.emplace();
       direction->none = true;
       direction->from = source;
