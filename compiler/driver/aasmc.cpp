@@ -75,6 +75,7 @@ class FlushAtExit {
   ~FlushAtExit() {
     aasmc::RenderOptions options;
     options.tool_version = aasmc::kCompilerVersion;
+    llvm::errs().SetBuffered();  // stderr is unbuffered: one write per piece of every diagnostic otherwise
     diags_.flush(llvm::errs(), format_, options);
   }
 

@@ -1,21 +1,30 @@
 #include "frontend/yaml_tree.h"
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/exceptions.h>
 #include <yaml-cpp/parser.h>
 
+#include <llvm/ADT/StringMap.h>
 #include <llvm/Support/ConvertUTF.h>
 #include <llvm/Support/MemoryBuffer.h>
 
+#include <algorithm>
+#include <optional>
 #include <sstream>
 
 namespace aasmc {
 namespace {
 
+// yaml-cpp reads the buffer's bytes as they are (check_encoding admits UTF-8
+// only), so a mark's pos is a byte offset, counted after a byte order mark.
+// (Line and column would need a scan of the line for every node, quadratic
+// on a long flow line, and SourceMgr refuses a column past a lone '\r'.)
 llvm::SMLoc loc_of(llvm::SourceMgr& sources, unsigned buffer, const YAML::Mark& mark) {
-  if (mark.line < 0 || mark.column < 0)
-    return llvm::SMLoc::getFromPointer(sources.getMemoryBuffer(buffer)->getBufferStart());
-  return sources.FindLocForLineAndColumn(buffer, unsigned(mark.line) + 1, unsigned(mark.column) + 1);
+  const llvm::StringRef text = sources.getMemoryBuffer(buffer)->getBuffer();
+  const size_t bom = text.startswith("\xEF\xBB\xBF") ? 3 : 0;
+  const size_t offset = mark.pos < 0 ? 0 : std::min(bom + size_t(mark.pos), text.size());
+  return llvm::SMLoc::getFromPointer(text.data() + offset);
 }
 
 // "?" is yaml-cpp's tag for a plain node, "!" for a quoted scalar; anything
@@ -27,15 +36,34 @@ class TreeBuilder : public YAML::EventHandler {
   TreeBuilder(unsigned buffer, Diagnostics& diags) : buffer_(buffer), diags_(diags) {}
 
   std::vector<YamlDocument> take() { return std::move(documents_); }
+  bool reported_too_deep() const { return reported_too_deep_; }
+
+  // yaml-cpp 0.7 cannot start a node with some tokens (a ',' outside a flow
+  // collection): it reports a null document without consuming the token,
+  // and returns the same document again on every call, forever. A document
+  // that starts where the one before it started is that loop.
+  std::optional<YAML::Mark> stalled_at() const {
+    if (!stalled_) return std::nullopt;
+    return last_start_;
+  }
+  void drop_documents_from(const YAML::Mark& mark) {
+    // Those documents are nothing but a null root at the stuck token.
+    while (!documents_.empty() && documents_.back().root.kind == YamlNode::Kind::kNull &&
+           documents_.back().root.loc == at(mark))
+      documents_.pop_back();
+  }
 
   void OnDocumentStart(const YAML::Mark& mark) override {
+    stalled_ = started_ && mark.pos == last_start_.pos;
+    started_ = true;
+    last_start_ = mark;
     current_ = YamlDocument{buffer_, at(mark), {}};
     failed_ = false;
     stack_.clear();
     have_root_ = false;
   }
   void OnDocumentEnd() override {
-    if (!failed_ && have_root_) documents_.push_back(std::move(current_));
+    if (!failed_ && have_root_ && !stalled_) documents_.push_back(std::move(current_));
   }
   void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
     check_anchor(mark, anchor);
@@ -76,6 +104,7 @@ class TreeBuilder : public YAML::EventHandler {
     YamlNode node;
     bool have_key = false;
     YamlNode key;
+    llvm::StringMap<size_t> first_entry;  // scalar key -> its first entry, so duplicates are found in O(1)
   };
 
   llvm::SMLoc at(const YAML::Mark& mark) { return loc_of(diags_.sources(), buffer_, mark); }
@@ -96,8 +125,10 @@ class TreeBuilder : public YAML::EventHandler {
   void open(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor, YamlNode::Kind kind) {
     check_anchor(mark, anchor);
     check_tag(mark, tag);
-    if (stack_.size() == kMaxNestingDepth)  // reported once, where it first happens
+    if (stack_.size() == kMaxNestingDepth) {  // reported once, where it first happens
       fail(mark, "nesting deeper than " + std::to_string(kMaxNestingDepth) + " levels", diag::kTooLarge);
+      reported_too_deep_ = true;
+    }
     Frame frame;
     frame.node.kind = kind;
     frame.node.loc = at(mark);
@@ -126,16 +157,14 @@ class TreeBuilder : public YAML::EventHandler {
       top.have_key = false;
     }
   }
-  void check_duplicate(const Frame& frame) {
+  void check_duplicate(Frame& frame) {
     if (frame.key.kind != YamlNode::Kind::kScalar) return;  // non-scalar keys fail later as wrong types
-    for (const auto& [key, value] : frame.node.entries) {
-      if (key.kind == YamlNode::Kind::kScalar && key.scalar == frame.key.scalar) {
-        diags_.error(frame.key.loc, "duplicate key '" + key.scalar + "'", diag::kDuplicateKey, frame.key.range());
-        diags_.note(key.loc, "first set here");
-        failed_ = true;
-        return;
-      }
-    }
+    const auto [it, inserted] = frame.first_entry.try_emplace(frame.key.scalar, frame.node.entries.size());
+    if (inserted) return;
+    const YamlNode& first = frame.node.entries[it->second].key;
+    diags_.error(frame.key.loc, "duplicate key '" + first.scalar + "'", diag::kDuplicateKey, frame.key.range());
+    diags_.note(first.loc, "first set here");
+    failed_ = true;
   }
 
   unsigned buffer_;
@@ -145,6 +174,10 @@ class TreeBuilder : public YAML::EventHandler {
   std::vector<Frame> stack_;
   bool have_root_ = false;
   bool failed_ = false;
+  bool reported_too_deep_ = false;
+  bool started_ = false;
+  bool stalled_ = false;
+  YAML::Mark last_start_;
 };
 
 // Policies are UTF-8 text: NUL and malformed sequences are refused up front,
@@ -201,7 +234,22 @@ std::vector<YamlDocument> load_yaml_documents(unsigned buffer, Diagnostics& diag
   try {
     YAML::Parser parser(stream);
     while (parser.HandleNextDocument(builder)) {
+      if (auto mark = builder.stalled_at()) {
+        builder.drop_documents_from(*mark);
+        const char c = size_t(mark->pos) < text.size() ? text[size_t(mark->pos)] : '\0';
+        const std::string what = c > ' ' && c < 0x7f ? "'" + std::string(1, c) + "'" : "token";
+        diags.error(loc_of(diags.sources(), buffer, *mark), "YAML syntax error: unexpected " + what,
+                    diag::kYamlSyntax);
+        break;
+      }
     }
+  } catch (const YAML::DeepRecursion& e) {
+    // yaml-cpp's own recursion guard (0.7.0 and later) stops a deep input far
+    // below any stack limit. The builder has reported the nesting at level 33
+    // before yaml-cpp gets there; its "bad file" text would only confuse.
+    if (!builder.reported_too_deep())
+      diags.error(loc_of(diags.sources(), buffer, e.mark),
+                  "nesting deeper than " + std::to_string(kMaxNestingDepth) + " levels", diag::kTooLarge);
   } catch (const YAML::Exception& e) {
     diags.error(loc_of(diags.sources(), buffer, e.mark), "YAML syntax error: " + e.msg, diag::kYamlSyntax);
   }
