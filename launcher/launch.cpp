@@ -64,7 +64,7 @@ struct Prepared {
   plan::Plan plan;
   std::string executable;
   int ruleset_fd = -1;
-  std::optional<seccomp::PreparedFilter> filter;
+  std::vector<seccomp::PreparedFilter> filters;  // in install order: rule filters, the main one last
 };
 
 int child_exit_code(ChildStage stage, int error) {
@@ -90,9 +90,8 @@ int child_exit_code(ChildStage stage, int error) {
     if (int error = landlock::restrict_self(prepared.ruleset_fd)) child_fail(report, ChildStage::kLandlock, error);
     ::close(prepared.ruleset_fd);
   }
-  if (prepared.filter) {
-    if (int error = seccomp::install(*prepared.filter)) child_fail(report, ChildStage::kSeccomp, error);
-  }
+  for (seccomp::PreparedFilter& filter : prepared.filters)
+    if (int error = seccomp::install(filter)) child_fail(report, ChildStage::kSeccomp, error);
   ::execve(prepared.executable.c_str(), argv, environ);
   child_fail(report, ChildStage::kExec, errno);
 }
@@ -143,7 +142,7 @@ Result<Prepared> prepare(const LaunchRequest& request, int& lookup_errno) {
   auto executable = find_command(request.command.front(), lookup_errno);
   if (!executable) return executable.error();
 
-  Prepared prepared{std::move(*plan), std::move(*executable), -1, std::nullopt};
+  Prepared prepared{std::move(*plan), std::move(*executable), -1, {}};
   if (prepared.plan.landlock) {
     auto context = current_launch_context();
     if (!context) return context.error();
@@ -154,8 +153,8 @@ Result<Prepared> prepare(const LaunchRequest& request, int& lookup_errno) {
       std::fprintf(stderr, "aasm-launch: note: optional path '%s' does not exist here; its rule is skipped\n",
                    path.c_str());
   }
-  if (const plan::SeccompProgram* program = plan::find_program(prepared.plan, kNativeAuditArch))
-    prepared.filter = seccomp::prepare(*program);
+  for (const plan::SeccompProgram* program : plan::programs_for(prepared.plan, kNativeAuditArch))
+    prepared.filters.push_back(seccomp::prepare(*program));
   return prepared;
 }
 

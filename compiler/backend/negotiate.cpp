@@ -33,9 +33,6 @@ bool check_lowerable(const PolicyIR& ir, Diagnostics& diags) {
   refusals.refuse_if(ir.network.bind, "network.bind");
   refusals.refuse_if(ir.ipc.abstract_unix_sockets_denied, "ipc.abstract_unix_sockets");
   refusals.refuse_if(ir.ipc.signals_denied, "ipc.signals");
-  if (ir.syscalls)
-    for (const SyscallRuleIR& rule : ir.syscalls->rules)
-      refusals.refuse("a syscalls rule for " + rule.syscall + (rule.when ? " with a when: condition" : ""), rule.from);
   const ResourcesIR& r = ir.resources;
   refusals.refuse_if(r.memory, "resources.memory");
   refusals.refuse_if(r.swap, "resources.swap");

@@ -41,12 +41,13 @@ llvm::Expected<Plan> build_plan(const PolicyIR& ir) {
   plan.landlock = lower_filesystem(ir.filesystem);
   if (ir.syscalls) {
     for (const Target& target : ir.targets) {
-      auto program = lower_syscalls(*ir.syscalls, target);
-      if (!program) return program.takeError();
-      plan.seccomp.push_back(std::move(*program));
+      auto programs = lower_syscalls(*ir.syscalls, target);
+      if (!programs) return programs.takeError();
+      for (auto& program : *programs) plan.seccomp.push_back(std::move(program));
     }
-    std::sort(plan.seccomp.begin(), plan.seccomp.end(),
-              [](const auto& a, const auto& b) { return a.audit_arch < b.audit_arch; });
+    // By architecture; each architecture's programs keep their install order.
+    std::stable_sort(plan.seccomp.begin(), plan.seccomp.end(),
+                     [](const auto& a, const auto& b) { return a.audit_arch < b.audit_arch; });
     // The manifest lists what the filter names: allowed calls with their
     // origin, and in a denylist the denied ones.
     for (const auto& [name, entry] : ir.syscalls->allowed)

@@ -1,5 +1,7 @@
 #include "backend/seccomp_lowering.h"
 
+#include "backend/seccomp_prologue.h"
+
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <seccomp.h>
@@ -8,10 +10,15 @@
 
 #include <cerrno>
 #include <cstring>
+#include <map>
 #include <memory>
 
 namespace aasmc {
 namespace {
+
+using aasm::plan::BpfInstruction;
+
+std::vector<std::vector<scmp_arg_cmp>> libseccomp_comparisons(const Conjunct& conjunct);
 
 // API level 3 knows KILL_PROCESS and LOG, all a plan uses. Without pinning,
 // libseccomp asks the running kernel, so the output would vary by build host.
@@ -59,6 +66,164 @@ llvm::Expected<std::vector<aasm::plan::BpfInstruction>> export_program(scmp_filt
   return program;
 }
 
+
+// One libseccomp filter for one target architecture.
+class Filter {
+ public:
+  static llvm::Expected<Filter> create(const Target& target, uint32_t default_action) {
+    Filter filter(target, default_action);
+    scmp_filter_ctx ctx = filter.ctx_.get();
+    if (!ctx) return lowering_error(target, "seccomp_init", -ENOMEM);
+    // The filter targets one architecture: drop the build host's, add the target's.
+    if (int rc = seccomp_arch_remove(ctx, SCMP_ARCH_NATIVE); rc != 0 && rc != -EEXIST)
+      return lowering_error(target, "seccomp_arch_remove", rc);
+    if (int rc = seccomp_arch_add(ctx, target.scmp_arch); rc != 0 && rc != -EEXIST)
+      return lowering_error(target, "seccomp_arch_add", rc);
+    // A syscall from any other architecture kills the process.
+    if (int rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS); rc != 0)
+      return lowering_error(target, "SCMP_FLTATR_ACT_BADARCH", rc);
+    // The launcher sets no_new_privs itself; a binary tree keeps lookups O(log n).
+    if (int rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0); rc != 0)
+      return lowering_error(target, "SCMP_FLTATR_CTL_NNP", rc);
+    if (int rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2); rc != 0)
+      return lowering_error(target, "SCMP_FLTATR_CTL_OPTIMIZE", rc);
+    return filter;
+  }
+
+  // `action` for `name` when every comparison holds (none: always). A call
+  // the target lacks is skipped; the default needs no rule (libseccomp
+  // refuses one).
+  llvm::Error add(const std::string& name, uint32_t action, const std::vector<scmp_arg_cmp>& comparisons = {}) {
+    if (!syscall_number(target_, name) || action == default_action_) return llvm::Error::success();
+    // libseccomp takes rule numbers in the build host's numbering (negative
+    // pseudo-numbers for calls it lacks) and translates them by name to the
+    // filter's architecture, so the output is the same on any build host.
+    const int host_nr = seccomp_syscall_resolve_name(name.c_str());
+    if (int rc = seccomp_rule_add_exact_array(ctx_.get(), action, host_nr, unsigned(comparisons.size()),
+                                              comparisons.data());
+        rc != 0)
+      return lowering_error(target_, name, rc);
+    return llvm::Error::success();
+  }
+
+  // `action` for `name` wherever `condition` holds.
+  llvm::Error add(const std::string& name, uint32_t action, const NormalizedCondition& condition) {
+    for (const Conjunct& conjunct : condition.disjuncts)
+      for (const std::vector<scmp_arg_cmp>& comparisons : libseccomp_comparisons(conjunct))
+        if (llvm::Error error = add(name, action, comparisons)) return error;
+    return llvm::Error::success();
+  }
+
+  llvm::Expected<std::vector<aasm::plan::BpfInstruction>> program() { return export_program(ctx_.get(), target_); }
+
+ private:
+  Filter(const Target& target, uint32_t default_action)
+      : target_(target), default_action_(default_action), ctx_(seccomp_init(default_action)) {}
+
+  Target target_;
+  uint32_t default_action_;
+  std::unique_ptr<void, FilterDeleter> ctx_;
+};
+
+// libseccomp has no masked not-equal. (x & M) != V holds exactly when some
+// bit b of M differs from V's, so it becomes one masked equality per bit of
+// M, (x & b) == (~V & b), and a conjunct holding it becomes several.
+std::vector<std::vector<scmp_arg_cmp>> libseccomp_comparisons(const Conjunct& conjunct) {
+  std::vector<std::vector<scmp_arg_cmp>> out(1);
+  for (const ArgComparison& c : conjunct.comparisons) {
+    std::vector<scmp_arg_cmp> alternatives;
+    switch (c.op) {
+      case ArgComparison::Op::kEq: alternatives.push_back({c.arg, SCMP_CMP_EQ, c.value, 0}); break;
+      case ArgComparison::Op::kNe: alternatives.push_back({c.arg, SCMP_CMP_NE, c.value, 0}); break;
+      case ArgComparison::Op::kLt: alternatives.push_back({c.arg, SCMP_CMP_LT, c.value, 0}); break;
+      case ArgComparison::Op::kLe: alternatives.push_back({c.arg, SCMP_CMP_LE, c.value, 0}); break;
+      case ArgComparison::Op::kGt: alternatives.push_back({c.arg, SCMP_CMP_GT, c.value, 0}); break;
+      case ArgComparison::Op::kGe: alternatives.push_back({c.arg, SCMP_CMP_GE, c.value, 0}); break;
+      case ArgComparison::Op::kMaskedEq: alternatives.push_back({c.arg, SCMP_CMP_MASKED_EQ, c.mask, c.value}); break;
+      case ArgComparison::Op::kMaskedNe:
+        for (int bit = 0; bit < 64; ++bit)
+          if (const uint64_t b = uint64_t(1) << bit; c.mask & b)
+            alternatives.push_back({c.arg, SCMP_CMP_MASKED_EQ, b, ~c.value & b});
+        break;
+    }
+    std::vector<std::vector<scmp_arg_cmp>> next;
+    for (const auto& partial : out)
+      for (const scmp_arg_cmp& alternative : alternatives) {
+        next.push_back(partial);
+        next.back().push_back(alternative);
+      }
+    out = std::move(next);
+  }
+  return out;
+}
+
+uint32_t encode(const Action& action) { return seccomp_return_value(action); }
+
+// The distinct actions of a target's rules other than allow, in install
+// order: by return value, so among equally strict errno answers the larger
+// value is installed later and wins (the kernel keeps the newest's data).
+std::vector<Action> rule_actions(const SyscallIR& ir, const Target& target) {
+  std::map<uint32_t, Action> actions;
+  for (const SyscallRuleIR& rule : ir.rules)
+    if (rule.action.kind != Action::Kind::kAllow && rule.normalized.count(target.name))
+      actions.emplace(encode(rule.action), rule.action);
+  std::vector<Action> out;
+  for (const auto& [value, action] : actions) out.push_back(action);
+  return out;
+}
+
+// Returns `action` where a rule with that action matches, allow elsewhere.
+llvm::Expected<aasm::plan::SeccompProgram> lower_rule_program(const SyscallIR& ir, const Target& target,
+                                                              const Action& action) {
+  auto filter = Filter::create(target, SCMP_ACT_ALLOW);
+  if (!filter) return filter.takeError();
+  for (const SyscallRuleIR& rule : ir.rules) {
+    if (!(rule.action == action)) continue;
+    auto it = rule.normalized.find(target.name);
+    if (it == rule.normalized.end()) continue;
+    if (llvm::Error error = filter->add(rule.syscall, scmp_action(action), it->second)) return error;
+  }
+  auto instructions = filter->program();
+  if (!instructions) return instructions.takeError();
+  return aasm::plan::SeccompProgram{target.audit_arch, aasm::plan::FilterMode::kRules, encode(action),
+                                    std::move(*instructions)};
+}
+
+// The allowlist or denylist itself, with the safe defaults, behind the
+// prologue that answers unknown numbers.
+llvm::Expected<aasm::plan::SeccompProgram> lower_main_program(const SyscallIR& ir, const Target& target) {
+  const bool allowlist = ir.mode == aasm::plan::FilterMode::kAllowlist;
+  const uint32_t default_action = allowlist ? scmp_action(ir.default_action.value) : SCMP_ACT_ALLOW;
+  auto filter = Filter::create(target, default_action);
+  if (!filter) return filter.takeError();
+  const uint32_t enosys = SCMP_ACT_ERRNO(ENOSYS);
+  if (allowlist) {
+    for (const auto& [name, entry] : ir.allowed)
+      if (llvm::Error error = filter->add(name, name == "clone3" ? enosys : SCMP_ACT_ALLOW)) return error;
+    for (const auto& [name, by_target] : ir.conditionally_allowed)
+      if (auto it = by_target.find(target.name); it != by_target.end())
+        if (llvm::Error error = filter->add(name, SCMP_ACT_ALLOW, it->second)) return error;
+    // clone3 answers ENOSYS wherever the default would not kill it.
+    const bool clone3_listed = ir.allowed.count("clone3") || ir.denied.count("clone3");
+    if (!clone3_listed && ir.default_action.value.kind != Action::Kind::kKill)
+      if (llvm::Error error = filter->add("clone3", enosys)) return error;
+  } else {
+    for (const auto& [name, from] : ir.denied)
+      if (llvm::Error error = filter->add(name, scmp_action(denylist_action()))) return error;
+    for (const char* name : {"io_uring_setup", "io_uring_enter", "io_uring_register"})
+      if (llvm::Error error = filter->add(name, scmp_action(denylist_action()))) return error;
+    if (!ir.denied.count("clone3"))
+      if (llvm::Error error = filter->add("clone3", enosys)) return error;
+  }
+  auto instructions = filter->program();
+  if (!instructions) return instructions.takeError();
+  auto spliced = with_prologue(*instructions, target);
+  if (!spliced) return spliced.takeError();
+  return aasm::plan::SeccompProgram{target.audit_arch, ir.mode,
+                                    allowlist ? encode(ir.default_action.value) : SECCOMP_RET_ALLOW,
+                                    std::move(*spliced)};
+}
+
 }  // namespace
 
 Action denylist_action() { return Action{Action::Kind::kKill, 0}; }
@@ -73,48 +238,20 @@ uint32_t seccomp_return_value(const Action& action) {
   return SECCOMP_RET_KILL_PROCESS;
 }
 
-llvm::Expected<aasm::plan::SeccompProgram> lower_syscalls(const SyscallIR& ir, const Target& target) {
+llvm::Expected<std::vector<aasm::plan::SeccompProgram>> lower_syscalls(const SyscallIR& ir, const Target& target) {
   if (int rc = seccomp_api_set(kSeccompApiLevel); rc != 0) return lowering_error(target, "seccomp_api_set", rc);
-  const bool allowlist = ir.mode == aasm::plan::FilterMode::kAllowlist;
-  std::unique_ptr<void, FilterDeleter> ctx(
-      seccomp_init(allowlist ? scmp_action(ir.default_action.value) : SCMP_ACT_ALLOW));
-  if (!ctx) return lowering_error(target, "seccomp_init", -ENOMEM);
-  // The filter targets one architecture: drop the build host's, add the target's.
-  if (int rc = seccomp_arch_remove(ctx.get(), SCMP_ARCH_NATIVE); rc != 0 && rc != -EEXIST)
-    return lowering_error(target, "seccomp_arch_remove", rc);
-  if (int rc = seccomp_arch_add(ctx.get(), target.scmp_arch); rc != 0 && rc != -EEXIST)
-    return lowering_error(target, "seccomp_arch_add", rc);
-  // A syscall from any other architecture kills the process.
-  if (int rc = seccomp_attr_set(ctx.get(), SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS); rc != 0)
-    return lowering_error(target, "SCMP_FLTATR_ACT_BADARCH", rc);
-  // The launcher sets no_new_privs itself; a binary tree keeps lookups O(log n).
-  if (int rc = seccomp_attr_set(ctx.get(), SCMP_FLTATR_CTL_NNP, 0); rc != 0)
-    return lowering_error(target, "SCMP_FLTATR_CTL_NNP", rc);
-  if (int rc = seccomp_attr_set(ctx.get(), SCMP_FLTATR_CTL_OPTIMIZE, 2); rc != 0)
-    return lowering_error(target, "SCMP_FLTATR_CTL_OPTIMIZE", rc);
-  // libseccomp takes rule numbers in the build host's numbering (negative
-  // pseudo-numbers for calls it lacks) and translates them by name to the
-  // filter's architecture, so the output is the same on any build host.
-  auto add = [&](const std::string& name, uint32_t action) -> llvm::Error {
-    if (!syscall_number(target, name)) return llvm::Error::success();  // a group member this target lacks
-    const int host_nr = seccomp_syscall_resolve_name(name.c_str());
-    if (int rc = seccomp_rule_add_exact(ctx.get(), action, host_nr, 0); rc != 0)
-      return lowering_error(target, name, rc);
-    return llvm::Error::success();
-  };
-  for (const auto& [name, entry] : ir.allowed)
-    if (llvm::Error error = add(name, SCMP_ACT_ALLOW)) return error;
-  if (!allowlist)
-    for (const auto& [name, from] : ir.denied)
-      if (llvm::Error error = add(name, scmp_action(denylist_action()))) return error;
-  auto instructions = export_program(ctx.get(), target);
-  if (!instructions) return instructions.takeError();
-  aasm::plan::SeccompProgram program;
-  program.audit_arch = target.audit_arch;
-  program.mode = ir.mode;
-  program.default_action = allowlist ? seccomp_return_value(ir.default_action.value) : SECCOMP_RET_ALLOW;
-  program.instructions = std::move(*instructions);
-  return program;
+  std::vector<aasm::plan::SeccompProgram> programs;
+  // Rule programs first: the launcher installs in plan order, and the main
+  // program, installed last, must not refuse the seccomp() calls before it.
+  for (const Action& action : rule_actions(ir, target)) {
+    auto program = lower_rule_program(ir, target, action);
+    if (!program) return program.takeError();
+    programs.push_back(std::move(*program));
+  }
+  auto main = lower_main_program(ir, target);
+  if (!main) return main.takeError();
+  programs.push_back(std::move(*main));
+  return programs;
 }
 
 std::string libseccomp_version() {

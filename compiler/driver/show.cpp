@@ -56,10 +56,13 @@ std::string describe_plan(const Plan& plan, const aasm::Sha256Digest& digest, bo
   }
   if (plan.seccomp.empty()) out << "seccomp: none (syscalls unconstrained)\n";
   for (const SeccompProgram& program : plan.seccomp) {
-    out << "seccomp " << audit_arch_name(program.audit_arch) << ": "
-        << (program.mode == FilterMode::kAllowlist ? "allowlist" : "denylist") << ", default "
-        << describe_seccomp_action(program.default_action) << ", " << program.instructions.size()
-        << " BPF instructions\n";
+    out << "seccomp " << audit_arch_name(program.audit_arch) << ": ";
+    if (program.mode == FilterMode::kRules)
+      out << "rules, " << describe_seccomp_action(program.default_action) << " where a rule matches, else allow";
+    else
+      out << (program.mode == FilterMode::kAllowlist ? "allowlist" : "denylist") << ", default "
+          << describe_seccomp_action(program.default_action);
+    out << ", " << program.instructions.size() << " BPF instructions\n";
     if (bpf) out << bpf::disassemble(program.instructions);
   }
   if (!plan.syscalls.empty()) {

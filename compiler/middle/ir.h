@@ -92,6 +92,9 @@ struct SyscallIR {
   std::map<std::string, SyscallEntryIR> allowed;  // allowlist mode
   std::map<std::string, SourceRef> denied;        // both modes: always refused
   std::vector<SyscallRuleIR> rules;
+  // Allowlist calls that `allow` rules permit only for some arguments: per
+  // syscall, per target, the condition under which the call is allowed.
+  std::map<std::string, std::map<std::string, NormalizedCondition>> conditionally_allowed;
 };
 
 struct ResourcesIR {

@@ -1,6 +1,8 @@
 #include "middle/resolve_syscalls.h"
 
 #include <algorithm>
+#include <functional>
+#include <set>
 
 #include "middle/syscall_groups.h"
 
@@ -142,12 +144,104 @@ void normalize_rules(SyscallIR& ir, const std::vector<Target>& targets, Diagnost
   }
 }
 
+// What one document permits: its allowlist, and its `allow` rules per call.
+struct DocumentPermissions {
+  const PolicyDocument* doc;
+  bool has_allowlist;
+  NameSet allowed;
+  std::map<std::string, std::vector<const SyscallRule*>> allow_rules;
+};
+
+DocumentPermissions document_permissions(const PolicyDocument& doc, const SyscallsNode& node, const NameSet& allowed) {
+  DocumentPermissions p{&doc, node.allow.has_value(), allowed, {}};
+  for (const SyscallRule& rule : node.rules)
+    if (rule.action.value.kind == Action::Kind::kAllow) p.allow_rules[rule.syscall.name].push_back(&rule);
+  return p;
+}
+
+ConditionExpr any_of(std::vector<ConditionExpr> parts) {
+  ConditionExpr out = std::move(parts.front());
+  for (size_t i = 1; i < parts.size(); ++i) {
+    ConditionExpr both;
+    both.kind = ConditionExpr::Kind::kOr;
+    both.children.push_back(std::move(out));
+    both.children.push_back(std::move(parts[i]));
+    out = std::move(both);
+  }
+  return out;
+}
+
+// An `allow` rule permits a call the allowlist does not list, for the
+// arguments its condition matches. In a cascade it can only narrow: the call
+// is allowed where every allowlist document permits it, by listing it or by
+// its own allow rules.
+void conditional_allows(SyscallIR& ir, const std::vector<DocumentPermissions>& permissions,
+                        const std::vector<Target>& targets, Diagnostics& diags) {
+  std::set<std::string> candidates;
+  for (const DocumentPermissions& p : permissions)
+    for (const auto& [name, rules] : p.allow_rules) candidates.insert(name);
+  for (const std::string& name : candidates) {
+    if (ir.allowed.count(name) || ir.denied.count(name)) continue;  // nothing to add, or refused anyway
+    std::vector<ConditionExpr> required;  // one per allowlist document that conditions the call
+    const SyscallRule* first = nullptr;
+    bool permitted = true;
+    for (const DocumentPermissions& p : permissions) {
+      auto it = p.allow_rules.find(name);
+      if (it != p.allow_rules.end() && !first) first = it->second.front();
+      if (!p.has_allowlist || p.allowed.count(name)) continue;
+      if (it == p.allow_rules.end()) {
+        permitted = false;
+        continue;
+      }
+      std::vector<ConditionExpr> options;
+      bool unconditional = false;
+      for (const SyscallRule* rule : it->second) {
+        if (!rule->when) unconditional = true;
+        else options.push_back(*rule->when);
+      }
+      if (!unconditional) required.push_back(any_of(std::move(options)));
+    }
+    if (!permitted || !first) {
+      if (first)
+        diags.warning(first->action.source.loc,
+                      "this allow rule for " + name + " has no effect: an allowlist elsewhere in the cascade does not "
+                      "permit " + name + ", and a rule cannot widen it",
+                      diag::kNoEffect, first->action.source.range);
+      continue;
+    }
+    for (const Target& target : targets) {
+      if (!syscall_number(target, name)) continue;
+      if (required.empty()) {
+        ir.conditionally_allowed[name][target.name] = NormalizedCondition{{Conjunct{}}};
+        continue;
+      }
+      ConditionExpr condition = required.size() == 1 ? required.front() : [&] {
+        ConditionExpr both;
+        both.kind = ConditionExpr::Kind::kAnd;
+        for (const ConditionExpr& r : required) both.children.push_back(r);
+        return both;
+      }();
+      ConditionError error;
+      auto normalized = normalize_condition(condition, name, target, error);
+      if (!normalized) {
+        diags.error(first->action.source.loc,
+                    "the allow rules for " + name + " combine into a condition libseccomp cannot express: " +
+                        error.message + " (for " + target.name + ")",
+                    diag::kConditionSemantics, first->action.source.range);
+        break;
+      }
+      ir.conditionally_allowed[name][target.name] = std::move(*normalized);
+    }
+  }
+}
+
 }  // namespace
 
 std::optional<SyscallIR> resolve_syscalls(const std::vector<PolicyDocument>& documents,
                                           const std::map<Domain, SourceRef>& capabilities_denied,
                                           const std::vector<Target>& targets, Diagnostics& diags) {
   NameResolver resolver(targets, diags);
+  std::vector<DocumentPermissions> permissions;
   std::optional<NameSet> allowed;
   NameSet denied;
   std::optional<Effective<Action>> default_action;
@@ -177,6 +271,7 @@ std::optional<SyscallIR> resolve_syscalls(const std::vector<PolicyDocument>& doc
       if (!node.allow) default_without_allow = &*node.default_action;
     }
     NameSet doc_allowed = node.allow ? resolver.expand(*node.allow) : NameSet{};
+    permissions.push_back(document_permissions(doc, node, doc_allowed));
     NameSet doc_denied = node.deny ? resolver.expand(*node.deny) : NameSet{};
     check_document_conflicts(doc_allowed, doc_denied, diags);
     check_rule_conflicts(node.rules, diags);
@@ -217,6 +312,7 @@ std::optional<SyscallIR> resolve_syscalls(const std::vector<PolicyDocument>& doc
   if (process_denial != capabilities_denied.end()) deny_process_creation(ir, process_denial->second, targets);
   normalize_rules(ir, targets, diags);
   if (allowed) {
+    conditional_allows(ir, permissions, targets, diags);
     // A denied name outranks every allow-list.
     for (const auto& [name, source] : *allowed)
       if (!ir.denied.count(name)) ir.allowed.emplace(name, SyscallEntryIR{SyscallOrigin::kPolicy, source});

@@ -45,7 +45,10 @@ struct BpfInstruction {
   bool operator==(const BpfInstruction&) const = default;
 };
 
-enum class FilterMode : uint32_t { kAllowlist = 1, kDenylist = 2 };
+// kRules: a filter stacked after the main one, returning one action for the
+// calls its rules match and allow for everything else; the kernel keeps the
+// strictest answer of all filters, which is how overlapping rules resolve.
+enum class FilterMode : uint32_t { kAllowlist = 1, kDenylist = 2, kRules = 3 };
 
 struct SeccompProgram {
   uint32_t audit_arch = 0;
@@ -67,7 +70,7 @@ struct SyscallEntry {
 struct Plan {
   std::vector<std::pair<std::string, std::string>> meta;  // sorted by key
   std::optional<LandlockRuleset> landlock;
-  std::vector<SeccompProgram> seccomp;  // sorted by audit_arch
+  std::vector<SeccompProgram> seccomp;  // by audit_arch; per arch in install order, the main program last
   std::vector<SyscallEntry> syscalls;   // sorted by name
   bool operator==(const Plan&) const = default;
 };
@@ -89,7 +92,9 @@ Result<std::vector<uint8_t>> read_plan_file(const std::string& path);
 // The SHA-256 trailer of an encoded plan (its identity).
 Sha256Digest plan_digest(std::span<const uint8_t> bytes);
 
-const SeccompProgram* find_program(const Plan& plan, uint32_t audit_arch);
+const SeccompProgram* find_program(const Plan& plan, uint32_t audit_arch);  // the main (allowlist/denylist) one
+// Every program for `audit_arch`, in install order.
+std::vector<const SeccompProgram*> programs_for(const Plan& plan, uint32_t audit_arch);
 const char* audit_arch_name(uint32_t audit_arch);
 
 }  // namespace aasm::plan

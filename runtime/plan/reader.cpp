@@ -189,15 +189,23 @@ Status decode_program(ByteReader& r, Plan& plan) {
   program.default_action = r.u32();
   const uint32_t count = r.u32();
   if (!r.ok()) return truncated("seccomp-program");
-  if (mode != uint32_t(FilterMode::kAllowlist) && mode != uint32_t(FilterMode::kDenylist))
+  if (mode < uint32_t(FilterMode::kAllowlist) || mode > uint32_t(FilterMode::kRules))
     return fault("seccomp program has an unknown filter mode " + std::to_string(mode));
   program.mode = FilterMode(mode);
   if (count == 0 || count > kMaxBpfInstructions)
     return fault("seccomp program has " + std::to_string(count) + " instructions (1 to " +
                  std::to_string(kMaxBpfInstructions) + " allowed)");
-  if (!plan.seccomp.empty() && plan.seccomp.back().audit_arch >= program.audit_arch)
-    return fault(std::string("seccomp program for ") + audit_arch_name(program.audit_arch) +
-                 " repeats an architecture or is out of order");
+  // Grouped by architecture, ascending; within one, in install order: rule
+  // programs, then the main program last (the others' seccomp() calls must
+  // get through the filters installed before them).
+  if (!plan.seccomp.empty()) {
+    const SeccompProgram& previous = plan.seccomp.back();
+    if (previous.audit_arch > program.audit_arch)
+      return fault(std::string("seccomp program for ") + audit_arch_name(program.audit_arch) + " is out of order");
+    if (previous.audit_arch == program.audit_arch && previous.mode != FilterMode::kRules)
+      return fault(std::string("seccomp programs for ") + audit_arch_name(program.audit_arch) +
+                   " continue after their main program, which must come last");
+  }
   for (uint32_t i = 0; i < count && r.ok(); ++i)
     program.instructions.push_back({r.u16(), r.u8(), r.u8(), r.u32()});
   plan.seccomp.push_back(std::move(program));
@@ -257,8 +265,15 @@ Sha256Digest plan_digest(std::span<const uint8_t> bytes) {
 
 const SeccompProgram* find_program(const Plan& plan, uint32_t audit_arch) {
   for (const SeccompProgram& program : plan.seccomp)
-    if (program.audit_arch == audit_arch) return &program;
+    if (program.audit_arch == audit_arch && program.mode != FilterMode::kRules) return &program;
   return nullptr;
+}
+
+std::vector<const SeccompProgram*> programs_for(const Plan& plan, uint32_t audit_arch) {
+  std::vector<const SeccompProgram*> programs;
+  for (const SeccompProgram& program : plan.seccomp)
+    if (program.audit_arch == audit_arch) programs.push_back(&program);
+  return programs;
 }
 
 const char* audit_arch_name(uint32_t audit_arch) {
@@ -290,6 +305,12 @@ Result<Plan> decode_plan(std::span<const uint8_t> bytes) {
       return s.error();
   }
   if (!seen_meta) return fault("no meta section");
+  for (size_t i = 0; i < plan.seccomp.size(); ++i) {
+    const bool last_of_arch = i + 1 == plan.seccomp.size() || plan.seccomp[i + 1].audit_arch != plan.seccomp[i].audit_arch;
+    if (last_of_arch && plan.seccomp[i].mode == FilterMode::kRules)
+      return fault(std::string("the seccomp programs for ") + audit_arch_name(plan.seccomp[i].audit_arch) +
+                   " have no main program");
+  }
   return plan;
 }
 

@@ -1,0 +1,30 @@
+// The main program's first instructions. libseccomp's own header checks the
+// architecture (and x32 on x86_64); ours does that too and also answers
+// ENOSYS for every number the target's syscall table does not name (above
+// its highest and in its gaps, and -1), which libseccomp cannot express for
+// a foreign architecture. It replaces libseccomp's header, so a known call
+// pays no extra instructions for it.
+#pragma once
+
+#include <llvm/Support/Error.h>
+
+#include <vector>
+
+#include "middle/targets.h"
+#include "plan/plan.h"
+
+namespace aasmc {
+
+// Ranges of numbers below the table's highest that it does not name.
+struct NumberGap {
+  uint32_t first, last;
+};
+std::vector<NumberGap> syscall_number_gaps(const Target& target);
+
+// `program` as libseccomp exported it, with its header replaced. Fails when
+// the header is not the one this libseccomp version writes (so a changed
+// layout is refused, never misread).
+llvm::Expected<std::vector<aasm::plan::BpfInstruction>> with_prologue(
+    const std::vector<aasm::plan::BpfInstruction>& program, const Target& target);
+
+}  // namespace aasmc
