@@ -212,6 +212,8 @@ int groups(const std::vector<std::string>& args) {
     llvm::outs() << "@" << group.name << ": " << group.summary << "\n";
     for (const aasmc::GroupMember& member : group.members)
       llvm::outs() << "  " << member.syscall << ": " << member.reason << "\n";
+    for (const aasmc::GroupRule& rule : group.rules)
+      llvm::outs() << "  " << rule.syscall << " when " << rule.when << ": " << rule.reason << "\n";
   }
   return kExitOk;
 }

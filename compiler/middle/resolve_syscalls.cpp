@@ -1,6 +1,7 @@
 #include "middle/resolve_syscalls.h"
 
 #include <algorithm>
+#include <cassert>
 #include <functional>
 #include <set>
 
@@ -17,12 +18,16 @@ class NameResolver {
  public:
   NameResolver(const std::vector<Target>& targets, Diagnostics& diags) : targets_(targets), diags_(diags) {}
 
+  enum class Context { kAllow, kDeny };
+
   // The names an entry list stands for, groups expanded; bad names reported.
-  NameSet expand(const std::vector<NameEntry>& entries) {
+  // Deny sets with argument rules are kept aside (rule_groups) in a deny list
+  // and refused in an allow list.
+  NameSet expand(const std::vector<NameEntry>& entries, Context context) {
     NameSet names;
     for (const NameEntry& entry : entries) {
       if (llvm::StringRef(entry.name).startswith("@")) {
-        expand_group(entry, names);
+        expand_group(entry, names, context);
       } else if (check(entry)) {
         names.emplace(entry.name, entry.source);
       }
@@ -51,8 +56,11 @@ class NameResolver {
     return false;
   }
 
+  // Deny sets with argument rules met in deny lists, with where they were named.
+  const std::vector<std::pair<const SyscallGroup*, SourceRef>>& rule_groups() const { return rule_groups_; }
+
  private:
-  void expand_group(const NameEntry& entry, NameSet& names) {
+  void expand_group(const NameEntry& entry, NameSet& names, Context context) {
     const llvm::StringRef name = llvm::StringRef(entry.name).drop_front();
     const SyscallGroup* group = find_group(name);
     if (!group) {
@@ -63,6 +71,15 @@ class NameResolver {
       diags_.error(entry.source.loc, message + " (`aasmc groups` lists them)", diag::kUnknownGroup, entry.source.range);
       return;
     }
+    if (!group->rules.empty()) {
+      if (context == Context::kAllow) {
+        diags_.error(entry.source.loc,
+                     entry.name + " is a deny set of argument rules; name it in spec.syscalls.deny, not in allow",
+                     diag::kBadValue, entry.source.range);
+        return;
+      }
+      rule_groups_.emplace_back(group, entry.source);
+    }
     // Group members may be architecture-specific; kept where any target has them.
     for (const GroupMember& member : group->members)
       for (const Target& target : targets_)
@@ -71,6 +88,7 @@ class NameResolver {
 
   const std::vector<Target>& targets_;
   Diagnostics& diags_;
+  std::vector<std::pair<const SyscallGroup*, SourceRef>> rule_groups_;
 };
 
 // Two rules of one document for one syscall and the same condition, with
@@ -116,6 +134,22 @@ void deny_process_creation(SyscallIR& ir, const SourceRef& source, const std::ve
   not_thread.children.push_back(std::move(thread_flag));
   ir.rules.push_back({"clone", Located<std::string>{"!(flags & CLONE_THREAD)", source}, std::move(not_thread), refuse,
                       source, {}});
+}
+
+// Deny sets with argument rules become rules with the deny action: the
+// allowlist's default, or kill in a denylist.
+void add_group_rules(SyscallIR& ir, const std::vector<std::pair<const SyscallGroup*, SourceRef>>& groups,
+                     const std::vector<Target>& targets) {
+  const Action deny = ir.mode == FilterMode::kAllowlist ? ir.default_action.value : Action{Action::Kind::kKill, 0};
+  for (const auto& [group, source] : groups)
+    for (const GroupRule& rule : group->rules) {
+      if (std::none_of(targets.begin(), targets.end(), [&](const Target& t) { return syscall_number(t, rule.syscall).has_value(); }))
+        continue;
+      ConditionError error;
+      std::optional<ConditionExpr> when = parse_condition(rule.when, error);
+      assert(when && "the group table's conditions parse");
+      ir.rules.push_back({rule.syscall.str(), Located<std::string>{rule.when.str(), source}, std::move(when), deny, source, {}});
+    }
 }
 
 // Each rule's condition in normal form for every target; errors point into
@@ -270,9 +304,9 @@ std::optional<SyscallIR> resolve_syscalls(const std::vector<PolicyDocument>& doc
       }
       if (!node.allow) default_without_allow = &*node.default_action;
     }
-    NameSet doc_allowed = node.allow ? resolver.expand(*node.allow) : NameSet{};
+    NameSet doc_allowed = node.allow ? resolver.expand(*node.allow, NameResolver::Context::kAllow) : NameSet{};
     permissions.push_back(document_permissions(doc, node, doc_allowed));
-    NameSet doc_denied = node.deny ? resolver.expand(*node.deny) : NameSet{};
+    NameSet doc_denied = node.deny ? resolver.expand(*node.deny, NameResolver::Context::kDeny) : NameSet{};
     check_document_conflicts(doc_allowed, doc_denied, diags);
     check_rule_conflicts(node.rules, diags);
     denied.insert(doc_denied.begin(), doc_denied.end());
@@ -310,6 +344,7 @@ std::optional<SyscallIR> resolve_syscalls(const std::vector<PolicyDocument>& doc
   ir.denied = std::move(denied);
   ir.rules = std::move(rules);
   if (process_denial != capabilities_denied.end()) deny_process_creation(ir, process_denial->second, targets);
+  add_group_rules(ir, resolver.rule_groups(), targets);
   normalize_rules(ir, targets, diags);
   if (allowed) {
     conditional_allows(ir, permissions, targets, diags);

@@ -436,6 +436,26 @@ constexpr GroupMember kKernel[] = {
     {"sysfs", "legacy file-system type query (x86_64 only)"},
 };
 
+// Argument-level deny sets: the call stays usable, the dangerous requests do not.
+constexpr GroupRule kTtyInjection[] = {
+    {"ioctl", "request == TIOCSTI",
+     "pushes bytes into a terminal's input queue: whatever reads the terminal next (the user's shell) runs them"},
+    {"ioctl", "request == TIOCLINUX",
+     "the console's subcommands include pasting the selection into the input queue, the same injection"},
+};
+
+constexpr GroupRule kNamespaces[] = {
+    {"clone", "flags & CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP",
+     "a process in new namespaces; a user namespace hands it capabilities over them and widens the kernel's attack surface"},
+    {"unshare",
+     "flags & CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP | CLONE_NEWTIME",
+     "moves the caller into new namespaces, as clone does for a child"},
+};
+
+constexpr GroupMember kNamespaceCalls[] = {
+    {"setns", "joins another namespace through a descriptor"},
+};
+
 constexpr SyscallGroup kGroups[] = {
     {"startup", "what the dynamic loader and libc start-up need after execve", kStartup},
     {"file-read", "open and read files and directories, their metadata, and wait on descriptors", kFileRead},
@@ -451,6 +471,8 @@ constexpr SyscallGroup kGroups[] = {
     {"debug", "deny set: trace, read or control other processes", kDebug},
     {"kernel", "deny set: reconfigure the kernel (BPF, perf, modules, kexec, reboot, swap, keyrings, io_uring)",
      kKernel},
+    {"tty-injection", "deny set: the ioctl requests that type into a terminal (TIOCSTI, TIOCLINUX)", {}, kTtyInjection},
+    {"namespaces", "deny set: new namespaces from clone and unshare flags, and setns", kNamespaceCalls, kNamespaces},
 };
 
 }  // namespace

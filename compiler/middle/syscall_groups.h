@@ -12,10 +12,19 @@ struct GroupMember {
   llvm::StringRef reason;
 };
 
+// A call refused only for some arguments: a deny set's member that is a
+// rule (ioctl with TIOCSTI), written in the `when:` language.
+struct GroupRule {
+  llvm::StringRef syscall;
+  llvm::StringRef when;
+  llvm::StringRef reason;
+};
+
 struct SyscallGroup {
   llvm::StringRef name;  // without '@'
   llvm::StringRef summary;
   llvm::ArrayRef<GroupMember> members;
+  llvm::ArrayRef<GroupRule> rules = {};  // deny sets only: refused where the condition holds
 };
 
 llvm::ArrayRef<SyscallGroup> all_groups();
