@@ -44,3 +44,27 @@ TEST_CASE("plan: find_program and audit_arch_name") {
   CHECK(plan::find_program(p, 0x40000003) == nullptr);  // i386
   CHECK(std::string(plan::audit_arch_name(plan::kAuditArchX86_64)) == "x86_64");
 }
+
+TEST_CASE("plan: per architecture, rule programs come first and the main program last") {
+  plan::Plan p = test::sample_plan();
+  plan::SeccompProgram rules = p.seccomp[0];
+  rules.mode = plan::FilterMode::kRules;
+  rules.default_action = 0x00050001u;  // errno EPERM where a rule matches
+  p.seccomp.insert(p.seccomp.begin(), rules);  // x86_64: rules, then allowlist
+  auto decoded = plan::decode_plan(plan::encode_plan(p));
+  REQUIRE_MESSAGE(decoded, (decoded ? "" : decoded.error().message));
+  CHECK(plan::programs_for(*decoded, plan::kAuditArchX86_64).size() == 2);
+  CHECK(plan::find_program(*decoded, plan::kAuditArchX86_64)->mode == plan::FilterMode::kAllowlist);
+
+  plan::Plan after = test::sample_plan();
+  after.seccomp.insert(after.seccomp.begin() + 1, rules);  // x86_64: allowlist, then rules
+  auto refused = plan::decode_plan(plan::encode_plan(after));
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().message.find("continue after their main program") != std::string::npos);
+
+  plan::Plan only_rules = test::sample_plan();
+  only_rules.seccomp = {rules};
+  auto no_main = plan::decode_plan(plan::encode_plan(only_rules));
+  REQUIRE_FALSE(no_main);
+  CHECK(no_main.error().message.find("have no main program") != std::string::npos);
+}
