@@ -242,29 +242,85 @@ bool ResourcesIR::empty() const {
          !open_files && !file_size;
 }
 
-std::vector<PathGrant> normalize_paths(std::vector<PathGrant> grants) {
-  std::sort(grants.begin(), grants.end());
-  std::vector<PathGrant> kept;
-  for (PathGrant& grant : grants) {
-    const bool covered =
-        std::any_of(kept.begin(), kept.end(), [&](const PathGrant& k) { return contains(k.path, grant.path); });
-    if (!covered) kept.push_back(std::move(grant));
+namespace {
+
+// Tree order: like string order, but '/' before every other byte, so that a
+// path's descendants follow it without a gap ("/a", "/a/b", "/a-b").
+bool tree_less(const PathTemplate& a, const PathTemplate& b) {
+  if (a.base != b.base) return a.base < b.base;
+  const std::string &x = a.rest, &y = b.rest;
+  for (size_t i = 0; i < x.size() && i < y.size(); ++i) {
+    if (x[i] == y[i]) continue;
+    if (x[i] == '/') return true;
+    if (y[i] == '/') return false;
+    return uint8_t(x[i]) < uint8_t(y[i]);
   }
+  return x.size() < y.size();
+}
+
+// Sorted in tree order, without a grant another one covers. Stable, so the
+// first of two equal grants (the broader document's) keeps its provenance.
+std::vector<PathGrant> covering_set(std::vector<PathGrant> grants) {
+  std::stable_sort(grants.begin(), grants.end(), [](const PathGrant& a, const PathGrant& b) {
+    return tree_less(a.path, b.path);
+  });
+  std::vector<PathGrant> kept;
+  for (PathGrant& grant : grants)
+    if (kept.empty() || !contains(kept.back().path, grant.path)) kept.push_back(std::move(grant));
   return kept;
 }
 
+// Every proper ancestor of `path` with the same base, nearest first.
+std::vector<PathTemplate> ancestors(const PathTemplate& path) {
+  std::vector<PathTemplate> out;
+  std::string rest = path.rest;
+  while (!rest.empty() && rest != "/") {
+    rest.resize(rest.rfind('/'));
+    if (rest.empty() && path.base == aasm::plan::PathBase::kAbsolute) rest = "/";
+    out.push_back({path.base, rest});
+  }
+  return out;
+}
+
+std::vector<PathGrant> in_path_order(std::vector<PathGrant> grants) {
+  std::sort(grants.begin(), grants.end());
+  return grants;
+}
+
+}  // namespace
+
+std::vector<PathGrant> normalize_paths(std::vector<PathGrant> grants) {
+  return in_path_order(covering_set(std::move(grants)));
+}
+
+// O((n + m) log m): for each grant of `a`, its one possible ancestor in `b`
+// (b covers nothing twice) by lookup, its descendants in `b` as a range.
 std::vector<PathGrant> intersect_paths(const std::vector<PathGrant>& a, const std::vector<PathGrant>& b) {
+  const std::vector<PathGrant> left = covering_set(a), right = covering_set(b);
+  auto find = [&](const PathTemplate& path) -> const PathGrant* {
+    auto it = std::lower_bound(right.begin(), right.end(), path,
+                               [](const PathGrant& g, const PathTemplate& p) { return tree_less(g.path, p); });
+    return it != right.end() && it->path == path ? &*it : nullptr;
+  };
   std::vector<PathGrant> out;
-  for (const PathGrant& x : a)
-    for (const PathGrant& y : b) {
-      if (contains(x.path, y.path)) {
-        PathGrant kept = y;
-        if (!(x.path == y.path)) kept.narrowed = x.from;  // y cut x down
-        out.push_back(std::move(kept));
-      } else if (contains(y.path, x.path)) {
-        out.push_back(x);
-      }
+  for (const PathGrant& x : left) {
+    // y in b covering x: x survives as it is.
+    const PathGrant* cover = find(x.path);
+    for (const PathTemplate& up : ancestors(x.path))
+      if (!cover) cover = find(up);
+    if (cover) {
+      out.push_back(cover->path == x.path ? *cover : x);
+      continue;
     }
+    // y in b beneath x: y survives, cut from x.
+    auto it = std::upper_bound(right.begin(), right.end(), x.path,
+                               [](const PathTemplate& p, const PathGrant& g) { return tree_less(p, g.path); });
+    for (; it != right.end() && contains(x.path, it->path); ++it) {
+      PathGrant kept = *it;
+      kept.narrowed = x.from;
+      out.push_back(std::move(kept));
+    }
+  }
   return normalize_paths(std::move(out));
 }
 
