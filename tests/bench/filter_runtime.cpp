@@ -1,0 +1,136 @@
+// Run-time cost of a compiled syscall filter under the real kernel: a loop
+// of system calls in a forked child with the policy's x86_64/aarch64
+// programs installed (prctl(PR_SET_NO_NEW_PRIVS) + seccomp(), in plan
+// order, as aasm-launch does) against the same loop in a child without a
+// filter. Runs alternate, A B A B ..., so drift hits both alike; reported:
+// the median ns per call of each and their ratio.
+//
+//   bench-filter-runtime testdata/policies/docker-default.yaml [ITERATIONS] [ROUNDS]
+//
+// getppid and read(fd, buf, 0) are allowed for every argument, so the
+// kernel's per-filter action cache serves them without running any BPF;
+// ioctl(FIONREAD) has argument rules, so every filter runs for it.
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+#include "bench_common.h"
+
+namespace {
+
+#if defined(__x86_64__)
+constexpr uint32_t kNativeArch = AUDIT_ARCH_X86_64;
+#elif defined(__aarch64__)
+constexpr uint32_t kNativeArch = AUDIT_ARCH_AARCH64;
+#endif
+
+enum class Call { kGetppid, kRead0, kIoctlFionread };
+const char* call_name(Call c) {
+  switch (c) {
+    case Call::kGetppid: return "getppid()";
+    case Call::kRead0: return "read(fd, buf, 0)";
+    case Call::kIoctlFionread: return "ioctl(fd, FIONREAD)";
+  }
+  return "?";
+}
+
+uint64_t now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);  // vDSO: no system call
+  return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
+}
+
+// In a fresh child: optionally install the filters, run `iterations` calls,
+// send back ns per call (as a double) through a pipe.
+double measure(const std::vector<aasm::plan::SeccompProgram>* filters, Call call, long iterations) {
+  int result[2];
+  if (pipe(result) != 0) std::exit(2);
+  const pid_t child = fork();
+  if (child < 0) std::exit(2);
+  if (child == 0) {
+    close(result[0]);
+    int data[2];
+    if (pipe(data) != 0) _exit(3);
+    // Both children set no_new_privs: the only difference is the filter.
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) _exit(3);
+    if (filters)
+      for (const aasm::plan::SeccompProgram& program : *filters) {
+        std::vector<sock_filter> insns;
+        for (const auto& i : program.instructions) insns.push_back({i.code, i.jt, i.jf, i.k});
+        sock_fprog prog{uint16_t(insns.size()), insns.data()};
+        if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0) _exit(4);
+      }
+    char buffer[1];
+    int pending = 0;
+    for (long i = 0; i < iterations / 10; ++i) syscall(SYS_getppid);  // warm-up
+    const uint64_t start = now_ns();
+    for (long i = 0; i < iterations; ++i) {
+      long rc = 0;
+      switch (call) {
+        case Call::kGetppid: rc = syscall(SYS_getppid); break;
+        case Call::kRead0: rc = syscall(SYS_read, data[0], buffer, 0); break;
+        case Call::kIoctlFionread: rc = syscall(SYS_ioctl, data[0], FIONREAD, &pending); break;
+      }
+      if (rc < 0) _exit(5);
+    }
+    const double per_call = double(now_ns() - start) / double(iterations);
+    (void)!write(result[1], &per_call, sizeof per_call);
+    _exit(0);
+  }
+  close(result[1]);
+  double per_call = -1;
+  const bool got = read(result[0], &per_call, sizeof per_call) == sizeof per_call;
+  close(result[0]);
+  int status = 0;
+  waitpid(child, &status, 0);
+  if (!got || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    std::fprintf(stderr, "measuring child failed (status %#x)\n", status);
+    std::exit(2);
+  }
+  return per_call;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string path = aasm::bench::policy_path(argc, argv);
+  const long iterations = argc > 2 ? std::atol(argv[2]) : 1000000;
+  const int rounds = argc > 3 ? std::atoi(argv[3]) : 11;
+  const aasm::bench::Compiled compiled = aasm::bench::compile_policy(path);
+  const std::vector<aasm::plan::SeccompProgram>* native = nullptr;
+  for (size_t t = 0; t < compiled.targets.size(); ++t)
+    if (compiled.targets[t].audit_arch == kNativeArch) native = &compiled.programs[t];
+  if (!native) {
+    std::fprintf(stderr, "no programs for this architecture\n");
+    return 2;
+  }
+  size_t instructions = 0;
+  for (const auto& p : *native) instructions += p.instructions.size();
+  std::printf("policy: %s; %zu programs, %zu instructions; %ld calls per run, %d rounds A (filtered) / B (none)\n",
+              path.c_str(), native->size(), instructions, iterations, rounds);
+  std::printf("%-22s %14s %14s %8s\n", "call", "filtered ns", "unfiltered ns", "ratio");
+  for (Call call : {Call::kGetppid, Call::kRead0, Call::kIoctlFionread}) {
+    std::vector<double> filtered, unfiltered;
+    for (int r = 0; r < rounds; ++r) {
+      filtered.push_back(measure(native, call, iterations));
+      unfiltered.push_back(measure(nullptr, call, iterations));
+    }
+    const double a = median(filtered), b = median(unfiltered);
+    std::printf("%-22s %14.1f %14.1f %8.3f\n", call_name(call), a, b, a / b);
+  }
+  return 0;
+}
