@@ -159,34 +159,44 @@ std::vector<std::vector<scmp_arg_cmp>> libseccomp_comparisons(const Conjunct& co
 
 uint32_t encode(const Action& action) { return seccomp_return_value(action); }
 
-// The distinct actions of a target's rules other than allow, in install
-// order: by return value, so among equally strict errno answers the larger
-// value is installed later and wins (the kernel keeps the newest's data).
-std::vector<Action> rule_actions(const SyscallIR& ir, const Target& target) {
-  std::map<uint32_t, Action> actions;
+// The rules of a target split into as few programs as libseccomp can build
+// without ambiguity: one program never holds two actions for one syscall
+// (libseccomp leaves overlapping rules with different actions undefined),
+// but rules of different syscalls share programs. Per syscall, its distinct
+// actions go to programs 1, 2, ... in ascending return value, so among
+// equally strict errno answers the larger value is installed later and wins
+// (the kernel keeps the newest filter's data).
+std::vector<std::vector<const SyscallRuleIR*>> rule_programs(const SyscallIR& ir, const Target& target) {
+  std::map<std::string, std::map<uint32_t, std::vector<const SyscallRuleIR*>>> by_call;
   for (const SyscallRuleIR& rule : ir.rules)
     if (rule.action.kind != Action::Kind::kAllow && rule.normalized.count(target.name))
-      actions.emplace(encode(rule.action), rule.action);
-  std::vector<Action> out;
-  for (const auto& [value, action] : actions) out.push_back(action);
-  return out;
+      by_call[rule.syscall][encode(rule.action)].push_back(&rule);
+  std::vector<std::vector<const SyscallRuleIR*>> programs;
+  for (const auto& [call, by_action] : by_call) {
+    size_t index = 0;
+    for (const auto& [value, rules] : by_action) {
+      if (programs.size() <= index) programs.emplace_back();
+      programs[index].insert(programs[index].end(), rules.begin(), rules.end());
+      ++index;
+    }
+  }
+  return programs;
 }
 
-// Returns `action` where a rule with that action matches, allow elsewhere.
-llvm::Expected<aasm::plan::SeccompProgram> lower_rule_program(const SyscallIR& ir, const Target& target,
-                                                              const Action& action) {
+// Each rule's action where its condition matches, allow elsewhere.
+llvm::Expected<aasm::plan::SeccompProgram> lower_rule_program(const std::vector<const SyscallRuleIR*>& rules,
+                                                              const Target& target) {
   auto filter = Filter::create(target, SCMP_ACT_ALLOW);
   if (!filter) return filter.takeError();
-  for (const SyscallRuleIR& rule : ir.rules) {
-    if (!(rule.action == action)) continue;
-    auto it = rule.normalized.find(target.name);
-    if (it == rule.normalized.end()) continue;
-    if (llvm::Error error = filter->add(rule.syscall, scmp_action(action), it->second)) return error;
-  }
+  for (const SyscallRuleIR* rule : rules)
+    if (llvm::Error error = filter->add(rule->syscall, scmp_action(rule->action), rule->normalized.at(target.name)))
+      return error;
   auto instructions = filter->program();
   if (!instructions) return instructions.takeError();
-  return aasm::plan::SeccompProgram{target.audit_arch, aasm::plan::FilterMode::kRules, encode(action),
-                                    std::move(*instructions)};
+  auto stripped = without_header(*instructions, target);
+  if (!stripped) return stripped.takeError();
+  return aasm::plan::SeccompProgram{target.audit_arch, aasm::plan::FilterMode::kRules, SECCOMP_RET_ALLOW,
+                                    std::move(*stripped)};
 }
 
 // The allowlist or denylist itself, with the safe defaults, behind the
@@ -243,8 +253,8 @@ llvm::Expected<std::vector<aasm::plan::SeccompProgram>> lower_syscalls(const Sys
   std::vector<aasm::plan::SeccompProgram> programs;
   // Rule programs first: the launcher installs in plan order, and the main
   // program, installed last, must not refuse the seccomp() calls before it.
-  for (const Action& action : rule_actions(ir, target)) {
-    auto program = lower_rule_program(ir, target, action);
+  for (const auto& rules : rule_programs(ir, target)) {
+    auto program = lower_rule_program(rules, target);
     if (!program) return program.takeError();
     programs.push_back(std::move(*program));
   }

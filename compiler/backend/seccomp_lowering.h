@@ -14,9 +14,10 @@ uint32_t seccomp_return_value(const Action& action);
 // What a denylist does to a denied call: kill the process, loudly (SIGSYS).
 Action denylist_action();
 
-// The programs for one target in install order: one per distinct rule
-// action (rules matching: that action; all else: allow), then the main
-// allowlist or denylist. The kernel keeps the strictest answer of all.
+// The programs for one target in install order: the rule programs (each
+// rule's action where it matches, allow elsewhere; as many as the most
+// distinct actions one syscall's rules have), then the main allowlist or
+// denylist. The kernel keeps the strictest answer of all.
 llvm::Expected<std::vector<aasm::plan::SeccompProgram>> lower_syscalls(const SyscallIR& ir, const Target& target);
 
 // libseccomp's version and the API level the compiler pins, recorded in the

@@ -27,4 +27,11 @@ std::vector<NumberGap> syscall_number_gaps(const Target& target);
 llvm::Expected<std::vector<aasm::plan::BpfInstruction>> with_prologue(
     const std::vector<aasm::plan::BpfInstruction>& program, const Target& target);
 
+// A rule program with libseccomp's header replaced by a bare `ld nr`. Safe
+// because the main program kills every call from another architecture or the
+// x32 range, and kill outranks whatever a rule program answers; it saves every
+// call the header's instructions in each rule program.
+llvm::Expected<std::vector<aasm::plan::BpfInstruction>> without_header(
+    const std::vector<aasm::plan::BpfInstruction>& program, const Target& target);
+
 }  // namespace aasmc

@@ -58,7 +58,7 @@ std::string describe_plan(const Plan& plan, const aasm::Sha256Digest& digest, bo
   for (const SeccompProgram& program : plan.seccomp) {
     out << "seccomp " << audit_arch_name(program.audit_arch) << ": ";
     if (program.mode == FilterMode::kRules)
-      out << "rules, " << describe_seccomp_action(program.default_action) << " where a rule matches, else allow";
+      out << "rules, each rule's action where it matches, else allow";
     else
       out << (program.mode == FilterMode::kAllowlist ? "allowlist" : "denylist") << ", default "
           << describe_seccomp_action(program.default_action);
