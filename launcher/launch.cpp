@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -19,18 +20,14 @@
 #include "kernel/landlock.h"
 #include "kernel/seccomp.h"
 #include "plan/plan.h"
+#include "kernel/landlock_uapi.h"
+#include "supervisor/landlock_negotiation.h"
 #include "supervisor/path_binding.h"
 
 extern char** environ;
 
 namespace aasm {
 namespace {
-
-// The first kernel release of each Landlock ABI, for refusal messages.
-const char* kernel_for_landlock_abi(uint32_t abi) {
-  static const char* const kReleases[] = {"", "5.13", "5.19", "6.2", "6.7", "6.10", "6.12", "6.15"};
-  return abi < std::size(kReleases) ? kReleases[abi] : "a newer kernel";
-}
 
 int refuse(const std::string& message) {
   std::fprintf(stderr, "aasm-launch: error: %s\n", message.c_str());
@@ -41,7 +38,7 @@ int refuse(const std::string& message) {
 // shared anonymous page so the child reports with a plain store, without a
 // system call its own seccomp filter might forbid; a successful exec drops
 // the mapping from the child, so the page stays zero.
-enum class ChildStage : uint32_t { kNone, kParentGone, kNoNewPrivs, kLandlock, kSeccomp, kExec };
+enum class ChildStage : uint32_t { kNone, kParentGone, kNoNewPrivs, kLandlock, kSelfCheck, kSeccomp, kExec };
 
 struct ChildReport {
   std::atomic<uint32_t> stage;
@@ -54,6 +51,9 @@ const char* stage_name(ChildStage stage) {
     case ChildStage::kParentGone: return "parent-death check";
     case ChildStage::kNoNewPrivs: return "no_new_privs";
     case ChildStage::kLandlock: return "landlock_restrict_self";
+    case ChildStage::kSelfCheck:
+      return "Landlock self-check (a directory outside the ruleset was still readable: the kernel accepted the "
+             "ruleset but does not enforce it)";
     case ChildStage::kSeccomp: return "seccomp filter";
     case ChildStage::kExec: return "execve";
   }
@@ -64,6 +64,7 @@ struct Prepared {
   plan::Plan plan;
   std::string executable;
   int ruleset_fd = -1;
+  int denied_dir_fd = -1;  // for the self-check; -1: no read right handled, or no candidate
   std::vector<seccomp::PreparedFilter> filters;  // in install order: rule filters, the main one last
 };
 
@@ -89,6 +90,13 @@ int child_exit_code(ChildStage stage, int error) {
   if (prepared.ruleset_fd >= 0) {
     if (int error = landlock::restrict_self(prepared.ruleset_fd)) child_fail(report, ChildStage::kLandlock, error);
     ::close(prepared.ruleset_fd);
+    // Proof, before exec, that the ruleset is enforced: a directory no rule
+    // grants must now be unreadable.
+    if (prepared.denied_dir_fd >= 0) {
+      const int probe = ::openat(prepared.denied_dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (probe >= 0 || errno != EACCES) child_fail(report, ChildStage::kSelfCheck, probe >= 0 ? EPERM : errno);
+      ::close(prepared.denied_dir_fd);
+    }
   }
   for (seccomp::PreparedFilter& filter : prepared.filters)
     if (int error = seccomp::install(filter)) child_fail(report, ChildStage::kSeccomp, error);
@@ -109,8 +117,9 @@ Result<plan::Plan> load_verified_plan(const LaunchRequest& request) {
   return decoded;
 }
 
-Status check_host_floors(const plan::Plan& plan) {
-  // A plan that confines nothing is refused: running "confined" by it would be a lie.
+// A plan that confines nothing is refused (running "confined" by it would be
+// a lie), and so is one without a program for this architecture.
+Status check_plan_shape(const plan::Plan& plan) {
   if (!plan.landlock && plan.seccomp.empty())
     return make_error("the plan enforces no control (no Landlock ruleset, no seccomp program)");
   if (!plan.seccomp.empty() && !plan::find_program(plan, kNativeAuditArch)) {
@@ -120,35 +129,33 @@ Status check_host_floors(const plan::Plan& plan) {
                       plan::audit_arch_name(kNativeAuditArch) + "; it has " + has +
                       "); recompile with --arch " + plan::audit_arch_name(kNativeAuditArch));
   }
-  if (plan.landlock) {
-    const landlock::AbiProbe probe = landlock::probe_abi();
-    const uint32_t floor = plan.landlock->min_abi;
-    if (probe.abi == 0)
-      return make_error(std::string("filesystem: the plan needs Landlock ABI ") + std::to_string(floor) +
-                        " but this kernel has no Landlock (landlock_create_ruleset: " + std::strerror(probe.error) +
-                        "); boot Linux " + kernel_for_landlock_abi(floor) +
-                        " or later with CONFIG_SECURITY_LANDLOCK=y and landlock in the lsm= list");
-    if (uint32_t(probe.abi) < floor)
-      return make_error("filesystem: the plan needs Landlock ABI " + std::to_string(floor) + ", this kernel has ABI " +
-                        std::to_string(probe.abi) + "; Linux " + kernel_for_landlock_abi(floor) + " or later provides it");
-  }
   return Ok{};
 }
 
 Result<Prepared> prepare(const LaunchRequest& request, int& lookup_errno) {
   auto plan = load_verified_plan(request);
   if (!plan) return plan.error();
-  if (Status floors = check_host_floors(*plan); !floors) return floors.error();
+  if (Status shape = check_plan_shape(*plan); !shape) return shape.error();
+  std::optional<LandlockNegotiation> negotiation;
+  if (plan->landlock) {
+    negotiation = negotiate_landlock(*plan->landlock, landlock::probe_abi());
+    if (negotiation->refused()) return make_error(negotiation->refusal());
+    for (const ControlOutcome& c : negotiation->controls)
+      if (c.level != ControlLevel::kEnforced)
+        std::fprintf(stderr, "aasm-launch: note: %s is %s here: %s\n", plan::control_domain_name(c.control.domain),
+                     control_level_name(c.level), c.why.c_str());
+  }
   auto executable = find_command(request.command.front(), lookup_errno);
   if (!executable) return executable.error();
 
-  Prepared prepared{std::move(*plan), std::move(*executable), -1, {}};
-  if (prepared.plan.landlock) {
+  Prepared prepared{std::move(*plan), std::move(*executable), -1, -1, {}};
+  if (negotiation && negotiation->applies) {
     auto context = current_launch_context();
     if (!context) return context.error();
-    auto bound = bind_landlock_ruleset(*prepared.plan.landlock, *context);
+    auto bound = bind_landlock_ruleset(negotiation->effective, *context);
     if (!bound) return bound.error();
     prepared.ruleset_fd = bound->ruleset_fd;
+    if (negotiation->effective.handled_fs & landlock::fs::kReadDir) prepared.denied_dir_fd = open_denied_directory(*bound);
     for (const std::string& path : bound->skipped_optional)
       std::fprintf(stderr, "aasm-launch: note: optional path '%s' does not exist here; its rule is skipped\n",
                    path.c_str());
@@ -192,6 +199,7 @@ int launch(const LaunchRequest& request) {
   if (child < 0) return refuse(std::string("fork: ") + std::strerror(errno));
   if (child == 0) run_child(*prepared, argv.data(), supervisor, report);
   if (prepared->ruleset_fd >= 0) ::close(prepared->ruleset_fd);
+  if (prepared->denied_dir_fd >= 0) ::close(prepared->denied_dir_fd);
 
   const int code = wait_for(child);
   const auto stage = ChildStage(report->stage.load());

@@ -7,6 +7,8 @@
 namespace aasmc {
 
 namespace fs = aasm::landlock::fs;
+namespace net = aasm::landlock::net;
+namespace scope = aasm::landlock::scope;
 using aasm::plan::LandlockRule;
 
 uint64_t landlock_rights_for_read() { return fs::kReadFile | fs::kReadDir; }
@@ -27,17 +29,54 @@ uint32_t landlock_abi_floor(uint64_t rights) {
   return 7;
 }
 
-std::optional<aasm::plan::LandlockRuleset> lower_filesystem(const FilesystemIR& ir) {
-  if (ir.empty()) return std::nullopt;
-  aasm::plan::LandlockRuleset ruleset;
+namespace {
+
+using aasm::plan::ControlDomain;
+using aasm::plan::LandlockControl;
+
+uint32_t abi_floor_of(uint64_t fs, uint64_t net, uint64_t scoped) {
+  uint32_t floor = landlock_abi_floor(fs);
+  if (net) floor = std::max(floor, 4u);     // TCP bind/connect: ABI 4 (Linux 6.7)
+  if (scoped) floor = std::max(floor, 6u);  // scopes: ABI 6 (Linux 6.12)
+  return floor;
+}
+
+class RulesetBuilder {
+ public:
+  explicit RulesetBuilder(const PolicyIR& ir) : ir_(ir) {}
+
+  std::optional<aasm::plan::LandlockRuleset> build() {
+    verb(ControlDomain::kFileRead, Domain::kFileRead, ir_.filesystem.read, landlock_rights_for_read());
+    verb(ControlDomain::kFileWrite, Domain::kFileWrite, ir_.filesystem.write, landlock_rights_for_write());
+    verb(ControlDomain::kFileExecute, Domain::kFileExecute, ir_.filesystem.execute, landlock_rights_for_execute());
+    network(ControlDomain::kNetworkOutbound, Domain::kNetworkOutbound, ir_.network.outbound, net::kConnectTcp);
+    network(ControlDomain::kNetworkBind, Domain::kNetworkBind, ir_.network.bind, net::kBindTcp);
+    scopes();
+    if (ruleset_.controls.empty()) return std::nullopt;
+    for (auto& [path, rule] : rules_) ruleset_.rules.push_back(std::move(rule));
+    for (const auto& [port, access] : ports_) ruleset_.net_rules.push_back({access, port});
+    for (const LandlockControl& control : ruleset_.controls)
+      ruleset_.min_abi = std::max(ruleset_.min_abi, control.min_abi);
+    return ruleset_;
+  }
+
+ private:
+  void add_control(ControlDomain domain, Domain policy_domain, uint64_t fs, uint64_t net, uint64_t scoped) {
+    ruleset_.handled_fs |= fs;
+    ruleset_.handled_net |= net;
+    ruleset_.scoped |= scoped;
+    const uint16_t flags = ir_.degraded_allowed(policy_domain) ? aasm::plan::kControlDegradable : 0;
+    ruleset_.controls.push_back({domain, flags, abi_floor_of(fs, net, scoped), fs, net, scoped});
+  }
+
   // One rule per path template; the same path under several verbs gets the
   // union of their rights. std::map keeps the rules sorted (determinism).
-  std::map<PathTemplate, LandlockRule> rules;
-  auto grant = [&](const std::optional<std::vector<PathGrant>>& verb, uint64_t rights) {
-    if (!verb) return;
-    ruleset.handled_fs |= rights;
-    for (const PathGrant& g : *verb) {
-      LandlockRule& rule = rules[g.path];
+  void verb(ControlDomain domain, Domain policy_domain, const std::optional<std::vector<PathGrant>>& grants,
+            uint64_t rights) {
+    if (!grants) return;
+    add_control(domain, policy_domain, rights, 0, 0);
+    for (const PathGrant& g : *grants) {
+      aasm::plan::LandlockRule& rule = rules_[g.path];
       rule.access |= rights;
       rule.base = g.path.base;
       rule.path = g.path.rest;
@@ -45,13 +84,34 @@ std::optional<aasm::plan::LandlockRuleset> lower_filesystem(const FilesystemIR& 
       const uint16_t flag = g.optional ? aasm::plan::kRuleOptional : 0;
       rule.flags = rule.access == rights ? flag : uint16_t(rule.flags & flag);
     }
-  };
-  grant(ir.read, landlock_rights_for_read());
-  grant(ir.write, landlock_rights_for_write());
-  grant(ir.execute, landlock_rights_for_execute());
-  for (auto& [path, rule] : rules) ruleset.rules.push_back(std::move(rule));
-  ruleset.min_abi = landlock_abi_floor(ruleset.handled_fs);
-  return ruleset;
-}
+  }
+
+  // TCP connect or bind, by port. `hosts` lists cannot be enforced by the
+  // kernel (negotiate.cpp refuses them unless degraded is permitted); with
+  // only hosts there is no port restriction to lower.
+  void network(ControlDomain domain, Domain policy_domain, const std::optional<NetworkRuleIR>& rule, uint64_t right) {
+    if (!rule || (!rule->none && !rule->tcp_ports)) return;
+    add_control(domain, policy_domain, 0, right, 0);
+    if (rule->none) return;
+    for (const auto& [port, from] : *rule->tcp_ports) ports_[port] |= right;
+  }
+
+  void scopes() {
+    uint64_t scoped = 0;
+    if (ir_.ipc.abstract_unix_sockets_denied && ir_.ipc.abstract_unix_sockets_denied->value)
+      scoped |= scope::kAbstractUnixSocket;
+    if (ir_.ipc.signals_denied && ir_.ipc.signals_denied->value) scoped |= scope::kSignal;
+    if (scoped) add_control(ControlDomain::kIpc, Domain::kIpc, 0, 0, scoped);
+  }
+
+  const PolicyIR& ir_;
+  aasm::plan::LandlockRuleset ruleset_;
+  std::map<PathTemplate, aasm::plan::LandlockRule> rules_;
+  std::map<uint16_t, uint64_t> ports_;
+};
+
+}  // namespace
+
+std::optional<aasm::plan::LandlockRuleset> lower_landlock(const PolicyIR& ir) { return RulesetBuilder(ir).build(); }
 
 }  // namespace aasmc

@@ -1,4 +1,4 @@
-// Filesystem IR -> Landlock ruleset description (docs/landlock.md).
+// Filesystem, network and IPC IR -> Landlock ruleset description (docs/landlock.md).
 #pragma once
 
 #include <optional>
@@ -16,6 +16,8 @@ uint64_t landlock_rights_for_execute();
 // The lowest ABI that knows every right in `rights`.
 uint32_t landlock_abi_floor(uint64_t rights);
 
-std::optional<aasm::plan::LandlockRuleset> lower_filesystem(const FilesystemIR& fs);
+// The Landlock ruleset of the filesystem, network (TCP ports) and IPC
+// (scopes) requirements, with each control's ABI floor (docs/landlock.md).
+std::optional<aasm::plan::LandlockRuleset> lower_landlock(const PolicyIR& ir);
 
 }  // namespace aasmc

@@ -8,9 +8,13 @@ class Refusals {
   explicit Refusals(Diagnostics& diags) : diags_(diags) {}
 
   void refuse(const std::string& what, const SourceRef& where) {
+    refuse_because(what, "this version of aasm cannot enforce it yet; the compile is refused rather than produce a "
+                         "plan that silently lacks it",
+                   where);
+  }
+  void refuse_because(const std::string& what, const std::string& why, const SourceRef& where) {
     ++count_;
-    const std::string message = what + " cannot be enforced by this version of aasm yet; the compile is refused "
-                                       "rather than produce a plan that silently lacks it";
+    const std::string message = what + " cannot be enforced: " + why;
     if (where.loc.isValid()) diags_.error(where.loc, message, diag::kNotSupported, where.range);
     else diags_.global_error(message, diag::kNotSupported);
   }
@@ -29,10 +33,15 @@ class Refusals {
 
 bool check_lowerable(const PolicyIR& ir, Diagnostics& diags) {
   Refusals refusals(diags);
-  refusals.refuse_if(ir.network.outbound, "network.outbound");
-  refusals.refuse_if(ir.network.bind, "network.bind");
-  refusals.refuse_if(ir.ipc.abstract_unix_sockets_denied, "ipc.abstract_unix_sockets");
-  refusals.refuse_if(ir.ipc.signals_denied, "ipc.signals");
+  // Host names cannot be enforced by the kernel: only a policy that lets the
+  // domain degrade gets a plan, which records them as not enforced.
+  if (ir.network.outbound && !ir.network.outbound->none && ir.network.outbound->hosts &&
+      !ir.degraded_allowed(Domain::kNetworkOutbound))
+    for (const auto& [host, from] : *ir.network.outbound->hosts)
+      refusals.refuse_because("network.outbound.hosts (" + host + ")",
+                              "no kernel mechanism enforces host names; list network_outbound in isolation.degraded to "
+                              "run with it recorded as not enforced, or write tcp:PORT entries",
+                              from);
   const ResourcesIR& r = ir.resources;
   refusals.refuse_if(r.memory, "resources.memory");
   refusals.refuse_if(r.swap, "resources.swap");

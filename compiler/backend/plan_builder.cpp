@@ -38,7 +38,7 @@ void add_meta(const PolicyIR& ir, Plan& plan) {
 llvm::Expected<Plan> build_plan(const PolicyIR& ir) {
   Plan plan;
   add_meta(ir, plan);
-  plan.landlock = lower_filesystem(ir.filesystem);
+  plan.landlock = lower_landlock(ir);
   if (ir.syscalls) {
     for (const Target& target : ir.targets) {
       auto programs = lower_syscalls(*ir.syscalls, target);

@@ -51,6 +51,18 @@ std::string describe_plan(const Plan& plan, const aasm::Sha256Digest& digest, bo
       out << "  " << var << rule.path << (rule.flags & kRuleOptional ? " (optional)" : "") << ": "
           << describe_landlock_rights(rule.access) << "\n";
     }
+    if (ll.handled_net) {
+      out << "  handled network:" << (ll.handled_net & 2 ? " connect_tcp" : "") << (ll.handled_net & 1 ? " bind_tcp" : "")
+          << "\n";
+      for (const LandlockNetRule& rule : ll.net_rules)
+        out << "  tcp:" << rule.port << ":" << (rule.access & 2 ? " connect" : "") << (rule.access & 1 ? " bind" : "")
+            << "\n";
+    }
+    if (ll.scoped)
+      out << "  scoped:" << (ll.scoped & 1 ? " abstract_unix_sockets" : "") << (ll.scoped & 2 ? " signals" : "") << "\n";
+    for (const LandlockControl& control : ll.controls)
+      out << "  control " << control_domain_name(control.domain) << ": ABI " << control.min_abi
+          << (control.flags & kControlDegradable ? ", may degrade" : ", required") << "\n";
   } else {
     out << "landlock: none (filesystem unconstrained)\n";
   }

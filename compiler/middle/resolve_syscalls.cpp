@@ -360,4 +360,43 @@ std::optional<SyscallIR> resolve_syscalls(const std::vector<PolicyDocument>& doc
   return ir;
 }
 
+// Landlock covers TCP only. A policy that constrains outbound traffic must
+// also stop the sockets Landlock does not see: datagram (unless `udp` is
+// listed), raw, SCTP and MPTCP streams, netlink and packet sockets.
+// socket() fails with EACCES, as Landlock's own refusals do.
+void add_socket_rules(PolicyIR& ir, const std::vector<Target>& targets, Diagnostics& diags) {
+  const std::optional<NetworkRuleIR>& outbound = ir.network.outbound;
+  if (!outbound || (!outbound->none && !outbound->tcp_ports)) return;
+  const bool udp = !outbound->none && outbound->udp.has_value();
+  // Stream sockets of another protocol than TCP: SCTP (132) and MPTCP (262),
+  // the two the kernel offers as SOCK_STREAM over IP.
+  std::vector<std::string> conditions = {
+      "domain in {AF_NETLINK, AF_PACKET}",
+      "domain in {AF_INET, AF_INET6} && protocol in {132, 262}",
+  };
+  if (udp)
+    conditions.push_back("domain in {AF_INET, AF_INET6} && (type & 15 == SOCK_RAW || type & 15 == SOCK_RDM || "
+                         "type & 15 == SOCK_SEQPACKET || type & 15 == SOCK_DCCP || type & 15 == SOCK_PACKET)");
+  else
+    conditions.push_back("domain in {AF_INET, AF_INET6} && type & 15 != SOCK_STREAM");
+  if (!ir.syscalls) {  // no syscalls node: a denylist of nothing, carrying these rules
+    ir.syscalls.emplace();
+    ir.syscalls->mode = FilterMode::kDenylist;
+    ir.syscalls->default_action = Effective<Action>{Action{Action::Kind::kKill, 0}, {}, {}};
+  }
+  SyscallIR& syscalls = *ir.syscalls;
+  const size_t first = syscalls.rules.size();
+  for (const std::string& text : conditions) {
+    ConditionError error;
+    std::optional<ConditionExpr> when = parse_condition(text, error);
+    assert(when && "the socket rules parse");
+    syscalls.rules.push_back({"socket", Located<std::string>{text, outbound->from}, std::move(when),
+                              Action{Action::Kind::kErrno, EACCES}, outbound->from, {}});
+  }
+  SyscallIR added;
+  added.rules.assign(syscalls.rules.begin() + long(first), syscalls.rules.end());
+  normalize_rules(added, targets, diags);
+  std::move(added.rules.begin(), added.rules.end(), syscalls.rules.begin() + long(first));
+}
+
 }  // namespace aasmc

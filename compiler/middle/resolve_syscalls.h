@@ -15,4 +15,9 @@ std::optional<SyscallIR> resolve_syscalls(const std::vector<PolicyDocument>& doc
                                           const std::map<Domain, SourceRef>& capabilities_denied,
                                           const std::vector<Target>& targets, Diagnostics& diags);
 
+// The seccomp side of network.outbound: socket() rules for what Landlock's
+// TCP controls do not cover. Creates a denylist when the policy has no
+// syscalls node.
+void add_socket_rules(PolicyIR& ir, const std::vector<Target>& targets, Diagnostics& diags);
+
 }  // namespace aasmc

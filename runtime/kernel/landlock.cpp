@@ -50,6 +50,13 @@ Status add_path_rule(int ruleset_fd, int path_fd, uint64_t access) {
   return Ok{};
 }
 
+Status add_net_rule(int ruleset_fd, uint16_t port, uint64_t access) {
+  NetPortAttr attr{access, port};
+  if (::syscall(kSysAddRule, ruleset_fd, kRuleNetPort, &attr, 0) != 0)
+    return make_error(std::string("landlock_add_rule (tcp port ") + std::to_string(port) + "): " + std::strerror(errno));
+  return Ok{};
+}
+
 int restrict_self(int ruleset_fd) {
   return ::syscall(kSysRestrictSelf, ruleset_fd, 0) == 0 ? 0 : errno;
 }

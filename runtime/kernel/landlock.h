@@ -24,6 +24,9 @@ Result<int> create_ruleset(const plan::LandlockRuleset& ruleset);
 // requires.
 Status add_path_rule(int ruleset_fd, int path_fd, uint64_t access);
 
+// Grants `access` (LANDLOCK_ACCESS_NET_*) for TCP `port`.
+Status add_net_rule(int ruleset_fd, uint16_t port, uint64_t access);
+
 // Enforces the ruleset on the calling thread. Needs no_new_privs (or
 // CAP_SYS_ADMIN). Returns errno on failure; async-signal-safe.
 int restrict_self(int ruleset_fd);

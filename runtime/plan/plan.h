@@ -28,14 +28,44 @@ struct LandlockRule {
   bool operator==(const LandlockRule&) const = default;
 };
 
+// A TCP port the ruleset lets the command connect to or bind.
+struct LandlockNetRule {
+  uint64_t access = 0;  // LANDLOCK_ACCESS_NET_* granted for the port
+  uint16_t port = 0;
+  bool operator==(const LandlockNetRule&) const = default;
+};
+
+// One policy control's share of the ruleset and the ABI it needs. The
+// launcher compares the floor with the host's ABI: below it, the control is
+// refused, or, when the policy lets the domain degrade, enforced with only
+// the rights the host knows, and reported as partial.
+enum class ControlDomain : uint16_t {  // the policy's domain vocabulary
+  kFileRead = 0, kFileWrite = 1, kFileExecute = 2, kNetworkOutbound = 3, kNetworkBind = 4, kIpc = 5,
+};
+inline constexpr uint16_t kControlDegradable = 1u << 0;
+
+struct LandlockControl {
+  ControlDomain domain = ControlDomain::kFileRead;
+  uint16_t flags = 0;
+  uint32_t min_abi = 1;  // the lowest ABI that enforces the control as written
+  uint64_t fs = 0;       // its rights in handled_fs, handled_net, scoped
+  uint64_t net = 0;
+  uint64_t scoped = 0;
+  bool operator==(const LandlockControl&) const = default;
+};
+
 struct LandlockRuleset {
-  uint32_t min_abi = 1;      // lowest Landlock ABI that enforces this as written
+  uint32_t min_abi = 1;      // lowest Landlock ABI that enforces all of it as written
   uint64_t handled_fs = 0;   // rights denied unless a rule grants them
   uint64_t handled_net = 0;
   uint64_t scoped = 0;
   std::vector<LandlockRule> rules;
+  std::vector<LandlockNetRule> net_rules;  // sorted by port
+  std::vector<LandlockControl> controls;   // sorted by domain
   bool operator==(const LandlockRuleset&) const = default;
 };
+
+const char* control_domain_name(ControlDomain domain);
 
 struct BpfInstruction {
   uint16_t code = 0;

@@ -145,6 +145,55 @@ Status decode_meta(ByteReader& r, Plan& plan) {
   return Ok{};
 }
 
+Status decode_net_rules(ByteReader& r, LandlockRuleset& ruleset) {
+  const uint32_t count = r.u32();
+  if (!r.ok()) return truncated("landlock");
+  if (count > kMaxLandlockNetRules) return fault("landlock section has too many port rules");
+  for (uint32_t i = 0; i < count; ++i) {
+    LandlockNetRule rule{r.u64(), r.u16()};
+    if (!r.ok()) return truncated("landlock");
+    const std::string where = "landlock port rule " + std::to_string(i);
+    if (rule.access == 0 || (rule.access & ~ruleset.handled_net))
+      return fault(where + " grants rights the ruleset does not handle");
+    if (rule.port == 0) return fault(where + " has port 0");
+    if (!ruleset.net_rules.empty() && ruleset.net_rules.back().port >= rule.port)
+      return fault(where + " is out of order or repeats a port");
+    ruleset.net_rules.push_back(rule);
+  }
+  return Ok{};
+}
+
+Status decode_controls(ByteReader& r, LandlockRuleset& ruleset) {
+  const uint32_t count = r.u32();
+  if (!r.ok()) return truncated("landlock");
+  if (count > kMaxLandlockControls) return fault("landlock section has too many controls");
+  uint32_t highest_floor = 1;
+  for (uint32_t i = 0; i < count; ++i) {
+    const uint16_t domain = r.u16();
+    LandlockControl control;
+    control.flags = r.u16();
+    control.min_abi = r.u32();
+    control.fs = r.u64();
+    control.net = r.u64();
+    control.scoped = r.u64();
+    if (!r.ok()) return truncated("landlock");
+    const std::string where = "landlock control " + std::to_string(i);
+    if (domain > uint16_t(ControlDomain::kIpc)) return fault(where + " has an unknown domain");
+    control.domain = ControlDomain(domain);
+    if (control.flags & ~kControlDegradable) return fault(where + " has undefined flag bits");
+    if (control.min_abi == 0) return fault(where + " has ABI floor 0");
+    if ((control.fs & ~ruleset.handled_fs) || (control.net & ~ruleset.handled_net) || (control.scoped & ~ruleset.scoped))
+      return fault(where + " claims rights the ruleset does not handle");
+    if (!ruleset.controls.empty() && ruleset.controls.back().domain >= control.domain)
+      return fault(where + " is out of order or repeats a domain");
+    highest_floor = std::max(highest_floor, control.min_abi);
+    ruleset.controls.push_back(control);
+  }
+  if (!ruleset.controls.empty() && highest_floor != ruleset.min_abi)
+    return fault("the landlock ABI floor is not the highest of its controls' floors");
+  return Ok{};
+}
+
 Status decode_landlock(ByteReader& r, Plan& plan) {
   if (plan.landlock) return fault("two landlock sections");
   LandlockRuleset ruleset;
@@ -178,6 +227,8 @@ Status decode_landlock(ByteReader& r, Plan& plan) {
       return fault(where + " is out of order or repeats a path");
     ruleset.rules.push_back(std::move(rule));
   }
+  if (Status net = decode_net_rules(r, ruleset); !net) return net;
+  if (Status controls = decode_controls(r, ruleset); !controls) return controls;
   plan.landlock = std::move(ruleset);
   return Ok{};
 }
@@ -274,6 +325,18 @@ std::vector<const SeccompProgram*> programs_for(const Plan& plan, uint32_t audit
   for (const SeccompProgram& program : plan.seccomp)
     if (program.audit_arch == audit_arch) programs.push_back(&program);
   return programs;
+}
+
+const char* control_domain_name(ControlDomain domain) {
+  switch (domain) {
+    case ControlDomain::kFileRead: return "file_read";
+    case ControlDomain::kFileWrite: return "file_write";
+    case ControlDomain::kFileExecute: return "file_execute";
+    case ControlDomain::kNetworkOutbound: return "network_outbound";
+    case ControlDomain::kNetworkBind: return "network_bind";
+    case ControlDomain::kIpc: return "ipc";
+  }
+  return "unknown";
 }
 
 const char* audit_arch_name(uint32_t audit_arch) {

@@ -37,6 +37,20 @@ std::vector<uint8_t> encode_landlock(const LandlockRuleset& ruleset) {
     w.u16(rule.flags);
     w.str16(rule.path);
   }
+  w.u32(uint32_t(ruleset.net_rules.size()));
+  for (const LandlockNetRule& rule : ruleset.net_rules) {
+    w.u64(rule.access);
+    w.u16(rule.port);
+  }
+  w.u32(uint32_t(ruleset.controls.size()));
+  for (const LandlockControl& control : ruleset.controls) {
+    w.u16(uint16_t(control.domain));
+    w.u16(control.flags);
+    w.u32(control.min_abi);
+    w.u64(control.fs);
+    w.u64(control.net);
+    w.u64(control.scoped);
+  }
   return std::move(w.bytes());
 }
 
@@ -91,6 +105,8 @@ Status check_encodable(const Plan& plan) {
                        std::to_string(kMaxLandlockRules));
     for (const LandlockRule& rule : plan.landlock->rules)
       if (rule.path.size() > kMaxPathBytes) return too_large("a Landlock rule path is longer than PATH_MAX");
+    if (plan.landlock->net_rules.size() > kMaxLandlockNetRules) return too_large("too many Landlock port rules");
+    if (plan.landlock->controls.size() > kMaxLandlockControls) return too_large("too many Landlock controls");
   }
   for (const SeccompProgram& program : plan.seccomp)
     if (program.instructions.empty() || program.instructions.size() > kMaxBpfInstructions)

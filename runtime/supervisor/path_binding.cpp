@@ -4,13 +4,44 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
 
 #include "kernel/landlock.h"
+#include "kernel/landlock_uapi.h"
 
 namespace aasm {
+
+namespace {
+
+std::string resolved_path(int fd, const std::string& fallback) {
+  char link[64], target[PATH_MAX];
+  std::snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+  const ssize_t n = ::readlink(link, target, sizeof target - 1);
+  return n > 0 ? std::string(target, size_t(n)) : fallback;
+}
+
+bool is_within(const std::string& path, const std::string& tree) {
+  if (tree == "/") return true;
+  return path == tree || (path.size() > tree.size() && path.compare(0, tree.size(), tree) == 0 && path[tree.size()] == '/');
+}
+
+}  // namespace
+
+int open_denied_directory(const BoundRuleset& bound) {
+  static const char* const kCandidates[] = {"/", "/boot", "/root", "/sys", "/proc", "/dev", "/var", "/etc", "/usr", "/tmp"};
+  for (const char* candidate : kCandidates) {
+    bool granted = false;
+    for (const BoundPath& path : bound.granted)
+      if ((path.access & landlock::fs::kReadDir) && is_within(candidate, path.resolved)) granted = true;
+    if (granted) continue;
+    const int fd = ::open(candidate, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) return fd;
+  }
+  return -1;
+}
 
 Result<LaunchContext> current_launch_context() {
   LaunchContext context;
@@ -57,9 +88,13 @@ Result<BoundRuleset> bind_landlock_ruleset(const plan::LandlockRuleset& ruleset,
                   " (create it, or list it under filesystem.optional)");
     }
     Status added = landlock::add_path_rule(bound.ruleset_fd, path_fd, rule.access);
+    bound.granted.push_back({resolved_path(path_fd, *path), rule.access});
     ::close(path_fd);
     if (!added) return fail("landlock: rule for '" + *path + "': " + added.error().message);
   }
+  for (const plan::LandlockNetRule& rule : ruleset.net_rules)
+    if (Status added = landlock::add_net_rule(bound.ruleset_fd, rule.port, rule.access); !added)
+      return fail("landlock: " + added.error().message);
   return bound;
 }
 

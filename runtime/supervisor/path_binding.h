@@ -21,10 +21,21 @@ Result<LaunchContext> current_launch_context();
 // The rule's path on this host, or an error naming the unset variable.
 Result<std::string> expand_rule_path(const plan::LandlockRule& rule, const LaunchContext& context);
 
+struct BoundPath {
+  std::string resolved;  // the path the kernel resolved (symbolic links followed), from /proc/self/fd
+  uint64_t access = 0;
+};
+
 struct BoundRuleset {
   int ruleset_fd = -1;                       // close-on-exec
   std::vector<std::string> skipped_optional;  // optional paths missing here
+  std::vector<BoundPath> granted;             // every rule path as bound
 };
+
+// A directory the bound ruleset denies reading (none of its rules grants
+// READ_DIR on it or above it), opened O_PATH, for the self-check after
+// restrict_self; -1 when none of the usual candidates qualifies.
+int open_denied_directory(const BoundRuleset& bound);
 
 // Creates the ruleset and adds one rule per path. A missing required path is
 // an error; a missing optional one is skipped and listed.

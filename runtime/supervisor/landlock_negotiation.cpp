@@ -1,0 +1,91 @@
+#include "supervisor/landlock_negotiation.h"
+
+#include <cstring>
+
+#include "kernel/landlock_uapi.h"
+
+namespace aasm {
+namespace {
+
+uint64_t supported_net(int abi) { return abi >= 4 ? landlock::net::kBindTcp | landlock::net::kConnectTcp : 0; }
+uint64_t supported_scopes(int abi) {
+  return abi >= 6 ? landlock::scope::kAbstractUnixSocket | landlock::scope::kSignal : 0;
+}
+
+// Plans without per-control floors describe the whole ruleset as one
+// required control.
+std::vector<plan::LandlockControl> controls_of(const plan::LandlockRuleset& ruleset) {
+  if (!ruleset.controls.empty()) return ruleset.controls;
+  return {{plan::ControlDomain::kFileRead, 0, ruleset.min_abi, ruleset.handled_fs, ruleset.handled_net, ruleset.scoped}};
+}
+
+}  // namespace
+
+const char* control_level_name(ControlLevel level) {
+  switch (level) {
+    case ControlLevel::kEnforced: return "enforced";
+    case ControlLevel::kPartial: return "partial";
+    case ControlLevel::kNotEnforced: return "not enforced";
+    case ControlLevel::kRefused: return "refused";
+  }
+  return "?";
+}
+
+const char* kernel_for_landlock_abi(uint32_t abi) {
+  static const char* const kReleases[] = {"", "5.13", "5.19", "6.2", "6.7", "6.10", "6.12", "6.15"};
+  return abi < std::size(kReleases) ? kReleases[abi] : "a newer kernel";
+}
+
+bool LandlockNegotiation::refused() const {
+  for (const ControlOutcome& c : controls)
+    if (c.level == ControlLevel::kRefused) return true;
+  return false;
+}
+
+std::string LandlockNegotiation::refusal() const {
+  for (const ControlOutcome& c : controls)
+    if (c.level == ControlLevel::kRefused) return std::string(plan::control_domain_name(c.control.domain)) + ": " + c.why;
+  return "";
+}
+
+LandlockNegotiation negotiate_landlock(const plan::LandlockRuleset& ruleset, const landlock::AbiProbe& probe) {
+  const int abi = probe.abi;
+  const uint64_t fs = landlock::fs_rights_for_abi(abi), net = supported_net(abi), scopes = supported_scopes(abi);
+  const std::string host = abi == 0 ? std::string("this kernel has no Landlock (landlock_create_ruleset: ") +
+                                          std::strerror(probe.error) + ")"
+                                    : "this kernel has ABI " + std::to_string(abi);
+  LandlockNegotiation out;
+  for (const plan::LandlockControl& control : controls_of(ruleset)) {
+    ControlOutcome outcome{control, ControlLevel::kEnforced, ""};
+    const bool any_known = (control.fs & fs) || (control.net & net) || (control.scoped & scopes);
+    const bool all_known = !(control.fs & ~fs) && !(control.net & ~net) && !(control.scoped & ~scopes);
+    if (!all_known) {
+      const std::string need = "needs Landlock ABI " + std::to_string(control.min_abi) + ", " + host + "; Linux " +
+                               kernel_for_landlock_abi(control.min_abi) + " or later provides it" +
+                               (abi == 0 ? " (with CONFIG_SECURITY_LANDLOCK=y and landlock in the lsm= list)" : "");
+      if (control.flags & plan::kControlDegradable) {
+        outcome.level = any_known ? ControlLevel::kPartial : ControlLevel::kNotEnforced;
+        outcome.why = need + "; isolation.degraded permits running with less";
+      } else {
+        outcome.level = ControlLevel::kRefused;
+        outcome.why = need + " (or list the domain in isolation.degraded to accept less)";
+      }
+    }
+    out.controls.push_back(std::move(outcome));
+  }
+  plan::LandlockRuleset& e = out.effective;
+  e = ruleset;
+  e.handled_fs &= fs;
+  e.handled_net &= net;
+  e.scoped &= scopes;
+  e.rules.clear();
+  for (plan::LandlockRule rule : ruleset.rules)
+    if ((rule.access &= e.handled_fs) != 0) e.rules.push_back(rule);
+  e.net_rules.clear();
+  for (plan::LandlockNetRule rule : ruleset.net_rules)
+    if ((rule.access &= e.handled_net) != 0) e.net_rules.push_back(rule);
+  out.applies = abi > 0 && (e.handled_fs || e.handled_net || e.scoped);
+  return out;
+}
+
+}  // namespace aasm
