@@ -4,14 +4,18 @@
 #include <string>
 
 #include "exit_codes.h"
+#include "dry_run.h"
 #include "launch.h"
 
 namespace {
 
 constexpr const char* kUsage =
     "usage: aasm-launch [--expect-digest SHA256] PLAN -- COMMAND [ARG...]\n"
+    "       aasm-launch --dry-run [--expect-digest SHA256] PLAN\n"
     "\n"
     "Runs COMMAND confined by the precompiled PLAN (from `aasmc compile`).\n"
+    "--dry-run prints what this host would enforce, control by control, and\n"
+    "exits 125 when the launch would be refused, without running anything.\n"
     "Exit status: the command's own; 125 launcher or plan error; 126 cannot\n"
     "execute; 127 not found; 128+N killed by signal N.\n";
 
@@ -31,6 +35,7 @@ bool is_hex_digest(const std::string& s) {
 
 int main(int argc, char** argv) {
   aasm::LaunchRequest request;
+  bool dry = false;
   int i = 1;
   for (; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -38,6 +43,10 @@ int main(int argc, char** argv) {
     if (arg == "-h" || arg == "--help") {
       std::fputs(kUsage, stdout);
       return 0;
+    }
+    if (arg == "--dry-run") {
+      dry = true;
+      continue;
     }
     if (arg == "--expect-digest") {
       if (i + 1 >= argc) return usage_error("--expect-digest needs a value");
@@ -53,6 +62,10 @@ int main(int argc, char** argv) {
     }
   }
   if (request.plan_path.empty()) return usage_error("no plan given");
+  if (dry) {
+    if (i < argc) return usage_error("--dry-run runs nothing: give no command");
+    return aasm::dry_run(request.plan_path, request.expect_digest);
+  }
   if (i >= argc) return usage_error("no command given: use `aasm-launch PLAN -- COMMAND [ARG...]`");
   for (++i; i < argc; ++i) request.command.emplace_back(argv[i]);
   if (request.command.empty()) return usage_error("no command after --");

@@ -1,0 +1,141 @@
+#include "dry_run.h"
+
+#include <fcntl.h>
+#include <linux/seccomp.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+
+#include "exit_codes.h"
+#include "kernel/arch.h"
+#include "kernel/landlock.h"
+#include "plan/plan.h"
+#include "supervisor/landlock_negotiation.h"
+#include "supervisor/path_binding.h"
+
+namespace aasm {
+namespace {
+
+std::string hex(uint64_t v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%#llx", static_cast<unsigned long long>(v));
+  return text;
+}
+
+std::string control_rights(const plan::LandlockControl& c) {
+  std::string out;
+  if (c.fs) out += "fs " + hex(c.fs);
+  if (c.net) out += std::string(out.empty() ? "" : ", ") + "net " + hex(c.net);
+  if (c.scoped) out += std::string(out.empty() ? "" : ", ") + "scopes " + hex(c.scoped);
+  return out;
+}
+
+bool seccomp_action_available(uint32_t action) {
+  return ::syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) == 0;
+}
+
+void report_paths(const plan::LandlockRuleset& ruleset, const LaunchContext& context) {
+  std::printf("paths on this host (receipts record the templates, not these):\n");
+  for (const plan::LandlockRule& rule : ruleset.rules) {
+    const char* var = rule.base == plan::PathBase::kCwd ? "${CWD}" : rule.base == plan::PathBase::kHome ? "${HOME}" : "";
+    const bool optional = rule.flags & plan::kRuleOptional;
+    auto path = expand_rule_path(rule, context);
+    if (!path) {
+      std::printf("  %s%s: %s\n", var, rule.path.c_str(), path.error().message.c_str());
+      continue;
+    }
+    const int fd = ::open(path->c_str(), O_PATH | O_CLOEXEC);
+    if (fd < 0) {
+      std::printf("  %s%s -> %s: missing (%s)\n", var, rule.path.c_str(), path->c_str(),
+                  optional ? "optional: its rule is skipped" : "required: the launch is refused");
+      continue;
+    }
+    char link[64], target[PATH_MAX];
+    std::snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    const ssize_t n = ::readlink(link, target, sizeof target - 1);
+    ::close(fd);
+    std::printf("  %s%s -> %s\n", var, rule.path.c_str(), n > 0 ? std::string(target, size_t(n)).c_str() : path->c_str());
+  }
+}
+
+}  // namespace
+
+int dry_run(const std::string& plan_path, const std::optional<std::string>& expect_digest) {
+  auto bytes = plan::read_plan_file(plan_path);
+  if (!bytes) {
+    std::printf("verdict: refused: %s\n", bytes.error().message.c_str());
+    return exit_code::kLauncherError;
+  }
+  auto plan = plan::decode_plan(*bytes);
+  const std::string digest = to_hex(plan::plan_digest(*bytes));
+  std::printf("plan: %s sha256 %s\n", plan_path.c_str(), digest.c_str());
+  std::string refusal;
+  if (!plan) refusal = plan.error().message;
+  else if (expect_digest && *expect_digest != digest) refusal = "the digest is not the expected " + *expect_digest;
+
+  utsname host{};
+  ::uname(&host);
+  const landlock::AbiProbe probe = landlock::probe_abi();
+  std::printf("host: Linux %s %s; Landlock ABI %d%s; seccomp filters %s (kill_process %s, errno %s, log %s)\n",
+              host.release, host.machine, probe.abi, probe.abi ? "" : " (none)",
+              ::prctl(PR_GET_SECCOMP) >= 0 ? "available" : "unavailable",
+              seccomp_action_available(SECCOMP_RET_KILL_PROCESS) ? "yes" : "no",
+              seccomp_action_available(SECCOMP_RET_ERRNO) ? "yes" : "no",
+              seccomp_action_available(SECCOMP_RET_LOG) ? "yes" : "no");
+
+  if (plan && plan->landlock) {
+    const LandlockNegotiation negotiation = negotiate_landlock(*plan->landlock, probe);
+    std::printf("landlock controls (requested rights / planned / achievable here):\n");
+    for (const ControlOutcome& c : negotiation.controls)
+      std::printf("  %-16s %s / %s / %s%s%s\n", plan::control_domain_name(c.control.domain),
+                  control_rights(c.control).c_str(),
+                  c.control.flags & plan::kControlDegradable ? "enforce, may degrade" : "enforce, required",
+                  control_level_name(c.level), c.why.empty() ? "" : ": ", c.why.c_str());
+    if (negotiation.refused() && refusal.empty()) refusal = negotiation.refusal();
+    if (auto context = current_launch_context()) {
+      report_paths(negotiation.effective, *context);
+      if (auto bound = bind_landlock_ruleset(negotiation.effective, *context)) {
+        ::close(bound->ruleset_fd);
+        const int denied = open_denied_directory(*bound);
+        char link[64], target[PATH_MAX] = "";
+        std::snprintf(link, sizeof link, "/proc/self/fd/%d", denied);
+        if (denied >= 0 && ::readlink(link, target, sizeof target - 1) > 0)
+          std::printf("self-check: after restrict_self the child must fail to read %s\n", target);
+        else
+          std::printf("self-check: none possible (no read right handled, or every candidate directory is granted)\n");
+        if (denied >= 0) ::close(denied);
+      } else if (refusal.empty() && negotiation.applies) {
+        refusal = bound.error().message;
+      }
+    } else if (refusal.empty()) {
+      refusal = context.error().message;
+    }
+  }
+  if (plan) {
+    const auto programs = plan::programs_for(*plan, kNativeAuditArch);
+    if (!plan->seccomp.empty() && programs.empty() && refusal.empty())
+      refusal = std::string("syscall: no seccomp program for ") + plan::audit_arch_name(kNativeAuditArch);
+    for (const plan::SeccompProgram* program : programs)
+      std::printf("seccomp %s: %s, %zu instructions: enforced when installed (the kernel verifies it)\n",
+                  plan::audit_arch_name(program->audit_arch),
+                  program->mode == plan::FilterMode::kRules ? "rules" :
+                  program->mode == plan::FilterMode::kAllowlist ? "allowlist" : "denylist",
+                  program->instructions.size());
+    if (!plan->landlock && plan->seccomp.empty() && refusal.empty())
+      refusal = "the plan enforces no control (no Landlock ruleset, no seccomp program)";
+  }
+  if (!refusal.empty()) {
+    std::printf("verdict: the launch would be refused: %s\n", refusal.c_str());
+    return exit_code::kLauncherError;
+  }
+  std::printf("verdict: the launch would proceed\n");
+  return 0;
+}
+
+}  // namespace aasm
