@@ -90,8 +90,18 @@ class RulesetBuilder {
   // kernel (negotiate.cpp refuses them unless degraded is permitted); with
   // only hosts there is no port restriction to lower.
   void network(ControlDomain domain, Domain policy_domain, const std::optional<NetworkRuleIR>& rule, uint64_t right) {
-    if (!rule || (!rule->none && !rule->tcp_ports)) return;
+    if (!rule) return;
+    if (!rule->none && !rule->tcp_ports) {
+      // Only host names: negotiate.cpp refused the compile unless the domain
+      // may degrade; the plan records the control as not enforceable.
+      if (rule->hosts && ir_.degraded_allowed(policy_domain))
+        ruleset_.controls.push_back(
+            {domain, uint16_t(aasm::plan::kControlDegradable | aasm::plan::kControlNotEnforceable), 1, 0, 0, 0});
+      return;
+    }
     add_control(domain, policy_domain, 0, right, 0);
+    if (rule->hosts && !rule->none)  // ports enforced, host names recorded as not
+      ruleset_.controls.back().flags |= aasm::plan::kControlNotEnforceable;
     if (rule->none) return;
     for (const auto& [port, from] : *rule->tcp_ports) ports_[port] |= right;
   }

@@ -61,7 +61,11 @@ std::string describe_plan(const Plan& plan, const aasm::Sha256Digest& digest, bo
     if (ll.scoped)
       out << "  scoped:" << (ll.scoped & 1 ? " abstract_unix_sockets" : "") << (ll.scoped & 2 ? " signals" : "") << "\n";
     for (const LandlockControl& control : ll.controls)
-      out << "  control " << control_domain_name(control.domain) << ": ABI " << control.min_abi
+      out << "  control " << control_domain_name(control.domain) << ": "
+          << (control.flags & kControlNotEnforceable
+                  ? std::string(control.net ? "ABI " + std::to_string(control.min_abi) + ", host names not enforceable"
+                                            : "not enforceable (host names)")
+                  : "ABI " + std::to_string(control.min_abi))
           << (control.flags & kControlDegradable ? ", may degrade" : ", required") << "\n";
   } else {
     out << "landlock: none (filesystem unconstrained)\n";

@@ -43,6 +43,9 @@ enum class ControlDomain : uint16_t {  // the policy's domain vocabulary
   kFileRead = 0, kFileWrite = 1, kFileExecute = 2, kNetworkOutbound = 3, kNetworkBind = 4, kIpc = 5,
 };
 inline constexpr uint16_t kControlDegradable = 1u << 0;
+// Requested but beyond any kernel mechanism (network.outbound.hosts): the plan
+// exists only because the policy let the domain degrade, and says so.
+inline constexpr uint16_t kControlNotEnforceable = 1u << 1;
 
 struct LandlockControl {
   ControlDomain domain = ControlDomain::kFileRead;

@@ -180,7 +180,9 @@ Status decode_controls(ByteReader& r, LandlockRuleset& ruleset) {
     const std::string where = "landlock control " + std::to_string(i);
     if (domain > uint16_t(ControlDomain::kIpc)) return fault(where + " has an unknown domain");
     control.domain = ControlDomain(domain);
-    if (control.flags & ~kControlDegradable) return fault(where + " has undefined flag bits");
+    if (control.flags & ~(kControlDegradable | kControlNotEnforceable)) return fault(where + " has undefined flag bits");
+    if ((control.flags & kControlNotEnforceable) && !(control.flags & kControlDegradable))
+      return fault(where + " is not enforceable and not degradable");
     if (control.min_abi == 0) return fault(where + " has ABI floor 0");
     if ((control.fs & ~ruleset.handled_fs) || (control.net & ~ruleset.handled_net) || (control.scoped & ~ruleset.scoped))
       return fault(where + " claims rights the ruleset does not handle");

@@ -57,6 +57,12 @@ LandlockNegotiation negotiate_landlock(const plan::LandlockRuleset& ruleset, con
   LandlockNegotiation out;
   for (const plan::LandlockControl& control : controls_of(ruleset)) {
     ControlOutcome outcome{control, ControlLevel::kEnforced, ""};
+    if ((control.flags & plan::kControlNotEnforceable) && !control.fs && !control.net && !control.scoped) {
+      outcome.level = ControlLevel::kNotEnforced;
+      outcome.why = "host names cannot be enforced by the kernel; isolation.degraded permits running without";
+      out.controls.push_back(std::move(outcome));
+      continue;
+    }
     const bool any_known = (control.fs & fs) || (control.net & net) || (control.scoped & scopes);
     const bool all_known = !(control.fs & ~fs) && !(control.net & ~net) && !(control.scoped & ~scopes);
     if (!all_known) {
@@ -70,6 +76,10 @@ LandlockNegotiation negotiate_landlock(const plan::LandlockRuleset& ruleset, con
         outcome.level = ControlLevel::kRefused;
         outcome.why = need + " (or list the domain in isolation.degraded to accept less)";
       }
+    }
+    if ((control.flags & plan::kControlNotEnforceable) && outcome.level == ControlLevel::kEnforced) {
+      outcome.level = ControlLevel::kPartial;
+      outcome.why = "its ports are enforced, its host names cannot be (isolation.degraded permits this)";
     }
     out.controls.push_back(std::move(outcome));
   }
