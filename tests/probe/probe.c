@@ -18,19 +18,35 @@
 // io_uring_setup) is therefore made with arguments the kernel refuses
 // before doing anything: NULL pointers, bad descriptors, an invalid reboot
 // magic, out-of-range counts and flags. Never give them valid ones.
+//
+// The Landlock ops (tests/kernel/landlock_test.cpp) change only what their
+// arguments name: the tests give them paths in their own temp dirs, ports
+// on 127.0.0.1 they listen on, abstract socket names they own and pids of
+// sentinel processes they started. `ptrace-attach-parent` detaches at once
+// when the attach succeeds. The network ops never address anything but
+// 127.0.0.1, so no op can send traffic off the machine.
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <arpa/inet.h>
 #include <linux/filter.h>
+#include <linux/netlink.h>
 #include <linux/seccomp.h>
+#include <netinet/in.h>
 #include <sched.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include <sys/ioctl.h>
+#include <sys/ptrace.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 extern char** environ;
@@ -193,13 +209,147 @@ static int op_own_filter_then_getppid(void) {
   return result(syscall(SYS_getppid));
 }
 
+// --- Landlock ops (tests/kernel/landlock_test.cpp) ---
+
+// A pid argument: a number, or "parent" for getppid() (under aasm-launch,
+// the supervisor).
+static long pid_arg(const char* text) {
+  if (strcmp(text, "parent") == 0) return syscall(SYS_getppid);
+  return strtol(text, NULL, 10);
+}
+
+// Opens the file read-only, then re-opens it through /proc/self/fd/N for
+// reading and writing (nothing is written).
+static int op_reopen_rw(const char* path) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    say("OPEN-FAILED");
+    return 3;
+  }
+  char magic[64];
+  snprintf(magic, sizeof magic, "/proc/self/fd/%d", fd);
+  return result(open(magic, O_RDWR | O_CLOEXEC));
+}
+
+// The first readable address of PID's memory map, from /proc/PID/maps; 0
+// when the map cannot be read.
+static unsigned long first_readable_address(long pid) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%ld/maps", pid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  char buffer[4096];
+  ssize_t n = read(fd, buffer, sizeof buffer - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  buffer[n] = 0;
+  for (char* line = buffer; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+    unsigned long start, end;
+    char perms[5];
+    if (sscanf(line, "%lx-%lx %4s", &start, &end, perms) == 3 && perms[0] == 'r') return start;
+  }
+  return 0;
+}
+
+// Opens /proc/PID/FILE read-only and reads one byte: for `mem`, at the
+// first readable address of the process's map (read-only: nothing is
+// changed). OK when a byte was read.
+static int op_read_proc(const char* pid_text, const char* file) {
+  long pid = pid_arg(pid_text);
+  if (pid <= 0) return fail(ESRCH);
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%ld/%s", pid, file);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return fail(errno);
+  char byte;
+  ssize_t n;
+  if (strcmp(file, "mem") == 0) {
+    unsigned long address = first_readable_address(pid);
+    if (address == 0) {
+      say("NO-MAPS");
+      return 3;
+    }
+    n = pread(fd, &byte, 1, (off_t)address);
+  } else {
+    n = read(fd, &byte, 1);
+  }
+  if (n < 0) return fail(errno);
+  return n == 1 ? ok() : fail(ENODATA);
+}
+
+// PTRACE_ATTACH to the parent (the supervisor). When it succeeds, waits for
+// the attach stop and detaches at once, so the supervisor runs on.
+static int op_ptrace_attach_parent(void) {
+  long ppid = syscall(SYS_getppid);
+  if (syscall(SYS_ptrace, PTRACE_ATTACH, ppid, NULL, NULL) != 0) return fail(errno);
+  int status = 0;
+  long waited = syscall(SYS_wait4, ppid, &status, __WALL, NULL);
+  long detached = syscall(SYS_ptrace, PTRACE_DETACH, ppid, NULL, NULL);
+  if (waited != ppid || detached != 0) {
+    say("DETACH-FAILED");
+    return 3;
+  }
+  return ok();
+}
+
+static struct sockaddr_in loopback(const char* port) {
+  struct sockaddr_in address;
+  memset(&address, 0, sizeof address);
+  address.sin_family = AF_INET;
+  address.sin_port = htons((uint16_t)atoi(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  return address;
+}
+
+// TCP to 127.0.0.1:PORT: connect, or bind (and listen).
+static int op_tcp(const char* what, const char* port) {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return fail(errno);
+  struct sockaddr_in address = loopback(port);
+  if (strcmp(what, "connect") == 0) return result(connect(fd, (struct sockaddr*)&address, sizeof address));
+  int one = 1;
+  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (bind(fd, (struct sockaddr*)&address, sizeof address) != 0) return fail(errno);
+  return result(listen(fd, 1));
+}
+
+// One datagram "x" to 127.0.0.1:PORT.
+static int op_udp_send(const char* port) {
+  int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return fail(errno);
+  struct sockaddr_in address = loopback(port);
+  return result(sendto(fd, "x", 1, 0, (struct sockaddr*)&address, sizeof address));
+}
+
+// A NETLINK_ROUTE socket, created and closed: nothing is sent.
+static int op_netlink_socket(void) {
+  return result(socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE));
+}
+
+// connect to the abstract unix stream socket "\0NAME".
+static int op_abstract_connect(const char* name) {
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return fail(errno);
+  struct sockaddr_un address;
+  memset(&address, 0, sizeof address);
+  address.sun_family = AF_UNIX;
+  size_t length = strlen(name);
+  if (length + 1 > sizeof address.sun_path) return usage();
+  memcpy(address.sun_path + 1, name, length);
+  return result(connect(fd, (struct sockaddr*)&address, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + length)));
+}
+
 static int usage(void) {
   static const char text[] =
       "usage: aasm-probe read PATH | write PATH | exec PATH [ARG...] | getppid\n"
       "                | exit N | raise SIGNAL | sys NUMBER | x32-getpid | int80-getpid\n"
       "                | ioctl-pipe tiocsti|tiocsti-high|tioclinux|tcgets\n"
       "                | clone plain|newuser | clone3 plain|newuser | io_uring_setup\n"
-      "                | danger NAME | own-filter-then-getppid\n";
+      "                | danger NAME | own-filter-then-getppid\n"
+      "                | truncate PATH | open-trunc PATH | rename FROM TO | link FROM TO\n"
+      "                | reopen-rw PATH | read-proc PID|parent FILE | ptrace-attach-parent\n"
+      "                | tcp-connect PORT | tcp-bind PORT | udp-send PORT | netlink-socket\n"
+      "                | abstract-connect NAME | kill PID SIGNAL\n";
   (void)!write(STDERR_FILENO, text, sizeof text - 1);
   return 2;
 }
@@ -246,5 +396,23 @@ int main(int argc, char** argv) {
   if (strcmp(op, "io_uring_setup") == 0 && argc == 2) return result(syscall(SYS_io_uring_setup, 0, NULL));
   if (strcmp(op, "danger") == 0 && argc == 3) return op_danger(argv[2]);
   if (strcmp(op, "own-filter-then-getppid") == 0 && argc == 2) return op_own_filter_then_getppid();
+  if (strcmp(op, "truncate") == 0 && argc == 3) return result(truncate(argv[2], 0));
+  if (strcmp(op, "open-trunc") == 0 && argc == 3) return result(open(argv[2], O_RDONLY | O_TRUNC | O_CLOEXEC));
+  if (strcmp(op, "rename") == 0 && argc == 4) return result(rename(argv[2], argv[3]));
+  if (strcmp(op, "link") == 0 && argc == 4) return result(link(argv[2], argv[3]));
+  if (strcmp(op, "reopen-rw") == 0 && argc == 3) return op_reopen_rw(argv[2]);
+  if (strcmp(op, "read-proc") == 0 && argc == 4) return op_read_proc(argv[2], argv[3]);
+  if (strcmp(op, "ptrace-attach-parent") == 0 && argc == 2) return op_ptrace_attach_parent();
+  if (strcmp(op, "tcp-connect") == 0 && argc == 3) return op_tcp("connect", argv[2]);
+  if (strcmp(op, "tcp-bind") == 0 && argc == 3) return op_tcp("bind", argv[2]);
+  if (strcmp(op, "udp-send") == 0 && argc == 3) return op_udp_send(argv[2]);
+  if (strcmp(op, "netlink-socket") == 0 && argc == 2) return op_netlink_socket();
+  if (strcmp(op, "abstract-connect") == 0 && argc == 3) return op_abstract_connect(argv[2]);
+  if (strcmp(op, "kill") == 0 && argc == 4) {
+    // Raw kill: the pid is a sentinel the test started, never 0 or negative.
+    long pid = strtol(argv[2], NULL, 10);
+    if (pid <= 1) return usage();
+    return result(syscall(SYS_kill, pid, atoi(argv[3])));
+  }
   return usage();
 }

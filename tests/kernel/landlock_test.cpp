@@ -1,0 +1,486 @@
+// Landlock under the real launcher and the real kernel: filesystem rights
+// (read, write, execute, truncate, refer), what Landlock does to ptrace and
+// /proc, TCP ports, the seccomp socket rule that comes with network.outbound,
+// and the ABI 6 scopes (abstract unix sockets, signals). Every denial is
+// checked for the exact errno the kernel answers, and has a control: the
+// same probe op under a plan that permits it succeeds.
+//
+// Safety: every probe op runs under aasm-launch with a Landlock ruleset or,
+// for the ptrace and /proc controls, a seccomp filter; paths are in the
+// test's temp dirs, network traffic goes to 127.0.0.1 only, abstract socket
+// names and signalled pids belong to this test (sentinels killed by pid).
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstddef>
+#include <cstring>
+
+#include "harness.h"
+
+extern char** environ;
+
+using namespace aasm::ktest;
+
+namespace {
+
+std::string flow(const std::vector<std::string>& items) {
+  std::string out = "[";
+  for (size_t i = 0; i < items.size(); ++i) out += (i ? ", \"" : "\"") + items[i] + "\"";
+  return out + "]";
+}
+
+// The filesystem node every plan here has: the probe's libraries and
+// binary (read and execute), plus the given trees.
+struct Fs {
+  std::vector<std::string> read, write, execute;
+  std::string yaml() const {
+    std::vector<std::string> r = {"/usr", "/etc", probe_dir()}, x = {"/usr", probe_dir()};
+    r.insert(r.end(), read.begin(), read.end());
+    x.insert(x.end(), execute.begin(), execute.end());
+    return "  filesystem:\n"
+           "    read: {allow: " + flow(r) + "}\n"
+           "    write: {allow: " + flow(write) + "}\n"
+           "    execute: {allow: " + flow(x) + "}\n";
+  }
+};
+
+// Writes DIR/NAME.yaml with `spec` (the spec body, indented by two),
+// compiles it with the real aasmc (it must compile) and returns the plan.
+std::string compile_spec(const TempDir& dir, const std::string& name, const std::string& spec) {
+  const std::string yaml = "apiVersion: aasm.dev/v1\nkind: Policy\nmetadata: {name: " + name +
+                           ", tier: agent}\nspec:\n" + spec;
+  const std::string source = dir / (name + ".yaml");
+  const std::string plan = dir / (name + ".bin");
+  write_file(source, yaml);
+  const Run compiled = run({binary("AASMC"), "compile", source, "-o", plan});
+  INFO("policy:\n", yaml);
+  INFO("aasmc stderr: ", compiled.err);
+  REQUIRE(compiled.exit_code == 0);
+  REQUIRE(exists(plan));
+  return plan;
+}
+
+// A seccomp-only plan (no Landlock): a denylist of @mount, which none of
+// the ops here uses, so the kernel answers every op itself.
+std::string seccomp_only(const TempDir& dir) {
+  return compile_spec(dir, "seccomp-only", "  syscalls:\n    deny: [\"@mount\"]\n");
+}
+
+// The trees of the filesystem tests: in/ read-only, rw/ readable and
+// writable, secret/ in no allow-list.
+struct Trees {
+  TempDir dir;
+  const std::string in = dir / "in";
+  const std::string rw = dir / "rw";
+  const std::string secret = dir / "secret";
+
+  Trees() {
+    for (const std::string& d : {in, rw, rw + "/sub", secret}) make_dir(d);
+    write_file(in + "/file", "inside\n");
+    write_file(rw + "/file", "writable\n");
+    write_file(rw + "/sub/file", "moved\n");
+    write_file(secret + "/file", "outside\n");
+  }
+
+  Fs fs() const { return Fs{{in, rw}, {rw}, {}}; }
+  std::string plan(const std::string& name = "trees") const { return compile_spec(dir, name, fs().yaml()); }
+};
+
+// A `sleep 60` the test starts and kills (by its pid) at scope exit: a
+// process outside every sandbox.
+class Sentinel {
+ public:
+  Sentinel() {
+    char* argv[] = {const_cast<char*>("sleep"), const_cast<char*>("60"), nullptr};
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    const int spawned = posix_spawn(&pid_, "/usr/bin/sleep", &actions, nullptr, argv, environ);
+    posix_spawn_file_actions_destroy(&actions);
+    REQUIRE_MESSAGE(spawned == 0, "posix_spawn sleep: ", std::strerror(spawned));
+  }
+  ~Sentinel() {
+    ::kill(pid_, SIGKILL);
+    int status;
+    ::waitpid(pid_, &status, 0);
+  }
+  Sentinel(const Sentinel&) = delete;
+  Sentinel& operator=(const Sentinel&) = delete;
+  pid_t pid() const { return pid_; }
+  std::string id() const { return std::to_string(pid_); }
+  // Still running (not exited, not killed).
+  bool alive() const {
+    int status;
+    return ::waitpid(pid_, &status, WNOHANG) == 0;
+  }
+
+ private:
+  pid_t pid_ = -1;
+};
+
+// A socket the test owns, closed at scope exit.
+class Socket {
+ public:
+  explicit Socket(int fd) : fd_(fd) { REQUIRE_MESSAGE(fd_ >= 0, "socket: ", std::strerror(errno)); }
+  ~Socket() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Socket(Socket&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+  Socket(const Socket&) = delete;
+  Socket& operator=(const Socket&) = delete;
+  int fd() const { return fd_; }
+  // Whether a connection (or datagram) is waiting, within `ms`.
+  bool readable(int ms = 0) const {
+    pollfd p{fd_, POLLIN, 0};
+    return ::poll(&p, 1, ms) == 1 && (p.revents & POLLIN);
+  }
+
+ private:
+  int fd_;
+};
+
+sockaddr_in loopback(uint16_t port) {
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(port);
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  return a;
+}
+
+uint16_t local_port(const Socket& s) {
+  sockaddr_in a{};
+  socklen_t length = sizeof a;
+  REQUIRE(::getsockname(s.fd(), reinterpret_cast<sockaddr*>(&a), &length) == 0);
+  return ntohs(a.sin_port);
+}
+
+// A socket of `type` bound to 127.0.0.1 on a port the kernel chose.
+Socket bound_loopback(int type) {
+  Socket s(::socket(AF_INET, type | SOCK_CLOEXEC, 0));
+  const sockaddr_in a = loopback(0);
+  REQUIRE(::bind(s.fd(), reinterpret_cast<const sockaddr*>(&a), sizeof a) == 0);
+  return s;
+}
+
+// A TCP listener on 127.0.0.1.
+Socket tcp_listener() {
+  Socket s = bound_loopback(SOCK_STREAM);
+  REQUIRE(::listen(s.fd(), 4) == 0);
+  return s;
+}
+
+// Accepts the connection the probe made (it has exited; the connection
+// waits in the backlog). True when there was one.
+bool accept_one(const Socket& listener) {
+  if (!listener.readable(1000)) return false;
+  const int fd = ::accept4(listener.fd(), nullptr, nullptr, SOCK_CLOEXEC);
+  if (fd < 0) return false;
+  ::close(fd);
+  return true;
+}
+
+// A free TCP port on 127.0.0.1 (bound to port 0, then released).
+uint16_t free_tcp_port() {
+  Socket s = bound_loopback(SOCK_STREAM);
+  return local_port(s);
+}
+
+// An abstract unix stream socket this test listens on, named uniquely.
+struct AbstractListener {
+  std::string name;
+  Socket socket{::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)};
+  AbstractListener() {
+    static std::atomic<int> counter{0};
+    name = "aasm-kt-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+    sockaddr_un a{};
+    a.sun_family = AF_UNIX;
+    std::memcpy(a.sun_path + 1, name.data(), name.size());
+    const socklen_t length = socklen_t(offsetof(sockaddr_un, sun_path) + 1 + name.size());
+    REQUIRE(::bind(socket.fd(), reinterpret_cast<const sockaddr*>(&a), length) == 0);
+    REQUIRE(::listen(socket.fd(), 4) == 0);
+  }
+};
+
+std::string tcp(uint16_t port) { return "tcp:" + std::to_string(port); }
+std::string str(uint16_t port) { return std::to_string(port); }
+
+// The base filesystem node and nothing else of the trees.
+Fs base_fs() { return Fs{}; }
+
+}  // namespace
+
+// ---------------------------------------------------------------- files
+
+TEST_CASE("landlock: read, write and execute outside the allowed trees are EACCES") {
+  Trees t;
+  const std::string plan = t.plan();
+  CHECK_RUN(probe(plan, {"read", t.secret + "/file"}), 1, "EACCES\n");
+  CHECK_RUN(probe(plan, {"write", t.secret + "/new"}), 1, "EACCES\n");
+  CHECK_RUN(probe(plan, {"write", t.in + "/new"}), 1, "EACCES\n");  // readable is not writable
+  CHECK_FALSE(exists(t.secret + "/new"));
+  CHECK_FALSE(exists(t.in + "/new"));
+  // A probe copy in in/: readable, not executable.
+  write_file(t.in + "/probe-copy", read_file(binary("AASM_PROBE")), 0755);
+  CHECK_RUN(probe(plan, {"exec", t.in + "/probe-copy", "exit", "0"}), 1, "EACCES\n");
+
+  SUBCASE("control: inside the allowed trees the same ops succeed") {
+    CHECK_RUN(probe(plan, {"read", t.in + "/file"}), 0, "OK\n");
+    CHECK_RUN(probe(plan, {"write", t.rw + "/new"}), 0, "OK\n");
+    CHECK(read_file(t.rw + "/new") == "x");
+    Fs fs = t.fs();
+    fs.execute.push_back(t.in);
+    // The copy ran and read the file: its output is its own.
+    CHECK_RUN(probe(compile_spec(t.dir, "exec-in", fs.yaml()), {"exec", t.in + "/probe-copy", "read", t.in + "/file"}),
+              0, "OK\n");
+  }
+}
+
+TEST_CASE("landlock: truncate(2) and open(O_RDONLY|O_TRUNC) outside the writable tree are EACCES") {
+  Trees t;
+  const std::string plan = t.plan();
+  // LANDLOCK_ACCESS_FS_TRUNCATE (ABI 3) is handled by `write` and granted
+  // beneath rw/ only; O_TRUNC on open needs it too, even with O_RDONLY.
+  CHECK_RUN(probe(plan, {"truncate", t.secret + "/file"}), 1, "EACCES\n");
+  CHECK_RUN(probe(plan, {"truncate", t.in + "/file"}), 1, "EACCES\n");
+  CHECK_RUN(probe(plan, {"open-trunc", t.secret + "/file"}), 1, "EACCES\n");
+  CHECK_RUN(probe(plan, {"open-trunc", t.in + "/file"}), 1, "EACCES\n");
+  CHECK(read_file(t.secret + "/file") == "outside\n");
+  CHECK(read_file(t.in + "/file") == "inside\n");
+
+  SUBCASE("control: both empty a file in the writable tree") {
+    CHECK_RUN(probe(plan, {"truncate", t.rw + "/file"}), 0, "OK\n");
+    CHECK(read_file(t.rw + "/file").empty());
+    write_file(t.rw + "/file", "again\n");
+    CHECK_RUN(probe(plan, {"open-trunc", t.rw + "/file"}), 0, "OK\n");
+    CHECK(read_file(t.rw + "/file").empty());
+  }
+}
+
+TEST_CASE("landlock: rename and link between the writable and the read-only tree are refused") {
+  Trees t;
+  const std::string plan = t.plan();
+  // What the kernel answers (security/landlock/fs.c, current_check_refer_path):
+  // a right other than REFER missing on either side is EACCES, and EACCES
+  // wins over EXDEV. Into in/: MAKE_REG is missing there. Out of in/ by
+  // rename: REMOVE_FILE is missing there. Out of in/ by link: nothing is
+  // removed and rw/ grants MAKE_REG, so only REFER is missing (in/ does not
+  // grant it): EXDEV, the answer that tells tools to fall back to copying.
+  CHECK_RUN(probe(plan, {"rename", t.rw + "/file", t.in + "/moved"}), 1, "EACCES\n");
+  CHECK_RUN(probe(plan, {"link", t.rw + "/file", t.in + "/linked"}), 1, "EACCES\n");
+  CHECK_RUN(probe(plan, {"rename", t.in + "/file", t.rw + "/moved"}), 1, "EACCES\n");
+  CHECK_RUN(probe(plan, {"link", t.in + "/file", t.rw + "/linked"}), 1, "EXDEV\n");
+  // Out of the secret tree into the writable one: the same answers.
+  CHECK_RUN(probe(plan, {"rename", t.secret + "/file", t.rw + "/moved"}), 1, "EACCES\n");
+  CHECK_RUN(probe(plan, {"link", t.secret + "/file", t.rw + "/linked"}), 1, "EXDEV\n");
+  CHECK(read_file(t.in + "/file") == "inside\n");
+  CHECK(read_file(t.rw + "/file") == "writable\n");
+  CHECK(read_file(t.secret + "/file") == "outside\n");
+  for (const std::string& p : {t.in + "/moved", t.in + "/linked", t.rw + "/moved", t.rw + "/linked"}) {
+    CAPTURE(p);
+    CHECK_FALSE(exists(p));
+  }
+
+  SUBCASE("control: rename and link within the writable tree work, across its directories too (REFER granted)") {
+    CHECK_RUN(probe(plan, {"rename", t.rw + "/file", t.rw + "/renamed"}), 0, "OK\n");
+    CHECK(read_file(t.rw + "/renamed") == "writable\n");
+    CHECK_RUN(probe(plan, {"rename", t.rw + "/sub/file", t.rw + "/from-sub"}), 0, "OK\n");
+    CHECK(read_file(t.rw + "/from-sub") == "moved\n");
+    CHECK_RUN(probe(plan, {"link", t.rw + "/renamed", t.rw + "/sub/linked"}), 0, "OK\n");
+    CHECK(read_file(t.rw + "/sub/linked") == "writable\n");
+  }
+}
+
+TEST_CASE("landlock: a symlink inside an allowed tree pointing outside does not reach outside") {
+  Trees t;
+  REQUIRE(::symlink((t.secret + "/file").c_str(), (t.in + "/to-secret").c_str()) == 0);
+  REQUIRE(::symlink((t.in + "/file").c_str(), (t.in + "/to-in").c_str()) == 0);
+  const std::string plan = t.plan();
+  // Landlock checks the file the path resolves to, not the link's place.
+  CHECK_RUN(probe(plan, {"read", t.in + "/to-secret"}), 1, "EACCES\n");
+
+  SUBCASE("control: a symlink pointing inside the tree reads") {
+    CHECK_RUN(probe(plan, {"read", t.in + "/to-in"}), 0, "OK\n");
+  }
+}
+
+TEST_CASE("landlock: re-opening /proc/self/fd/N read-write for a read-only file is EACCES") {
+  Trees t;
+  Fs fs = t.fs();
+  fs.read.push_back("/proc");
+  const std::string plan = compile_spec(t.dir, "proc", fs.yaml());
+  // The magic link resolves to the file itself, and Landlock checks that
+  // path: in/ grants no WRITE_FILE, whatever the descriptor was.
+  CHECK_RUN(probe(plan, {"reopen-rw", t.in + "/file"}), 1, "EACCES\n");
+
+  SUBCASE("control: the same re-open of a file in the writable tree works") {
+    CHECK_RUN(probe(plan, {"reopen-rw", t.rw + "/file"}), 0, "OK\n");
+  }
+}
+
+// ---------------------------------------------------------------- processes
+
+TEST_CASE("landlock: /proc/<supervisor>/{environ,mem} and another process's environ, as root") {
+  REQUIRE_MESSAGE(::geteuid() == 0, "the kernel suite runs as root; the answers below are root's");
+  TempDir dir;
+  Sentinel sentinel;
+  Fs fs = base_fs();
+  fs.read.push_back("/proc");
+  const std::string plan = compile_spec(dir, "proc", fs.yaml());
+
+  // mem is opened with PTRACE_MODE_ATTACH: Landlock refuses a process
+  // outside the sandbox's domain whatever the capabilities (the probe's
+  // parent is aasm-launch, the supervisor).
+  CHECK_RUN(probe(plan, {"read-proc", "parent", "mem"}), 1, "EACCES\n");
+  CHECK_RUN(probe(plan, {"read-proc", sentinel.id(), "mem"}), 1, "EACCES\n");
+
+  // environ is opened with PTRACE_MODE_READ. On this kernel (6.18) the
+  // command, still root with CAP_SYS_PTRACE, reads it: the supervisor's and
+  // an unrelated root process's environment leak into the sandbox. (Checked
+  // by hand: a Landlocked process *without* the capability, uid 65534
+  // reading a uid-65534 process, gets EACCES for environ, mem and maps.)
+  // TODO(issue 6): when aasm-launch drops the command's capabilities, both
+  // reads must become EACCES: change these two expectations then.
+  const Run supervisor_environ = probe(plan, {"read-proc", "parent", "environ"});
+  const Run sentinel_environ = probe(plan, {"read-proc", sentinel.id(), "environ"});
+  CHECK_RUN(supervisor_environ, 0, "OK\n");
+  CHECK_RUN(sentinel_environ, 0, "OK\n");
+  const bool environ_refused = supervisor_environ.out == "EACCES\n" && sentinel_environ.out == "EACCES\n";
+  WARN_MESSAGE(environ_refused,
+               "gap (issue 6): a command run as root under Landlock reads /proc/<supervisor>/environ and "
+               "another root process's /proc/<pid>/environ (only mem is refused, EACCES); it keeps "
+               "CAP_SYS_PTRACE until aasm-launch drops capabilities");
+  CHECK(sentinel.alive());
+
+  SUBCASE("control: without Landlock both files of both processes read") {
+    const std::string open = seccomp_only(dir);
+    for (const char* file : {"environ", "mem"}) {
+      CAPTURE(file);
+      CHECK_RUN(probe(open, {"read-proc", "parent", file}), 0, "OK\n");
+      CHECK_RUN(probe(open, {"read-proc", sentinel.id(), file}), 0, "OK\n");
+    }
+  }
+}
+
+TEST_CASE("landlock: PTRACE_ATTACH to the supervisor is EPERM") {
+  TempDir dir;
+  const std::string plan = compile_spec(dir, "fs", base_fs().yaml());
+  CHECK_RUN(probe(plan, {"ptrace-attach-parent"}), 1, "EPERM\n");
+
+  SUBCASE("control: without Landlock the kernel's own answer differs") {
+    // Root, no Yama here: the attach succeeds; the probe waits for the
+    // attach stop and detaches at once, so the supervisor runs on and
+    // reports the probe's exit.
+    const Run r = probe(seccomp_only(dir), {"ptrace-attach-parent"});
+    INFO("stderr: ", r.err);
+    CHECK(r.signal == 0);
+    CHECK(r.out != "EPERM\n");
+    CHECK_RUN(r, 0, "OK\n");
+  }
+}
+
+TEST_CASE("landlock: ipc.signals: deny refuses signals to a process outside the sandbox with EPERM") {
+  TempDir dir;
+  Sentinel sentinel;
+  const std::string plan = compile_spec(dir, "signals", base_fs().yaml() + "  ipc:\n    signals: deny\n");
+  CHECK_RUN(probe(plan, {"kill", sentinel.id(), "0"}), 1, "EPERM\n");
+  CHECK_RUN(probe(plan, {"kill", sentinel.id(), std::to_string(SIGTERM)}), 1, "EPERM\n");
+  CHECK(sentinel.alive());
+
+  SUBCASE("control: without the scope, signal 0 reaches the sentinel") {
+    CHECK_RUN(probe(compile_spec(dir, "fs", base_fs().yaml()), {"kill", sentinel.id(), "0"}), 0, "OK\n");
+    CHECK(sentinel.alive());
+  }
+}
+
+TEST_CASE("landlock: ipc.abstract_unix_sockets: deny refuses connecting to an abstract socket outside with EPERM") {
+  TempDir dir;
+  AbstractListener listener;
+  const std::string plan =
+      compile_spec(dir, "abstract", base_fs().yaml() + "  ipc:\n    abstract_unix_sockets: deny\n");
+  CHECK_RUN(probe(plan, {"abstract-connect", listener.name}), 1, "EPERM\n");
+  CHECK_FALSE(listener.socket.readable());
+
+  SUBCASE("control: without the scope the probe connects and the test accepts") {
+    CHECK_RUN(probe(compile_spec(dir, "fs", base_fs().yaml()), {"abstract-connect", listener.name}), 0, "OK\n");
+    CHECK(accept_one(listener.socket));
+  }
+}
+
+// ---------------------------------------------------------------- network
+
+TEST_CASE("landlock: TCP connect to a loopback port outside outbound.allow is EACCES") {
+  TempDir dir;
+  const Socket allowed = tcp_listener(), other = tcp_listener();
+  const std::string plan = compile_spec(
+      dir, "outbound", base_fs().yaml() + "  network:\n    outbound: {allow: [\"" + tcp(local_port(allowed)) + "\"]}\n");
+  CHECK_RUN(probe(plan, {"tcp-connect", str(local_port(other))}), 1, "EACCES\n");
+  CHECK_FALSE(other.readable());
+
+  SUBCASE("control: the allowed port connects and the test accepts") {
+    CHECK_RUN(probe(plan, {"tcp-connect", str(local_port(allowed))}), 0, "OK\n");
+    CHECK(accept_one(allowed));
+  }
+  SUBCASE("control: without a network node the other port connects") {
+    CHECK_RUN(probe(compile_spec(dir, "fs", base_fs().yaml()), {"tcp-connect", str(local_port(other))}), 0, "OK\n");
+    CHECK(accept_one(other));
+  }
+}
+
+TEST_CASE("landlock: TCP bind to a port outside bind.allow is EACCES") {
+  TempDir dir;
+  const uint16_t allowed = free_tcp_port();
+  uint16_t other = free_tcp_port();
+  while (other == allowed) other = free_tcp_port();
+  const std::string plan =
+      compile_spec(dir, "bind", base_fs().yaml() + "  network:\n    bind: {allow: [\"" + tcp(allowed) + "\"]}\n");
+  CHECK_RUN(probe(plan, {"tcp-bind", str(other)}), 1, "EACCES\n");
+  // bind: none refuses every port, the one allowed above too.
+  const std::string none = compile_spec(dir, "bind-none", base_fs().yaml() + "  network:\n    bind: none\n");
+  CHECK_RUN(probe(none, {"tcp-bind", str(allowed)}), 1, "EACCES\n");
+
+  SUBCASE("control: the allowed port binds") {
+    CHECK_RUN(probe(plan, {"tcp-bind", str(allowed)}), 0, "OK\n");
+  }
+  SUBCASE("control: without a network node the other port binds") {
+    CHECK_RUN(probe(compile_spec(dir, "fs", base_fs().yaml()), {"tcp-bind", str(other)}), 0, "OK\n");
+  }
+}
+
+TEST_CASE("landlock + seccomp: outbound: none denies UDP and netlink sockets with EACCES at socket()") {
+  TempDir dir;
+  const Socket receiver = bound_loopback(SOCK_DGRAM);
+  const std::string port = str(local_port(receiver));
+  const std::string none = compile_spec(dir, "none", base_fs().yaml() + "  network:\n    outbound: none\n");
+  CHECK_RUN(probe(none, {"udp-send", port}), 1, "EACCES\n");
+  CHECK_RUN(probe(none, {"netlink-socket"}), 1, "EACCES\n");
+  // An allow-list without `udp` denies the same sockets.
+  const std::string tcp_only =
+      compile_spec(dir, "tcp-only", base_fs().yaml() + "  network:\n    outbound: {allow: [\"tcp:1\"]}\n");
+  CHECK_RUN(probe(tcp_only, {"udp-send", port}), 1, "EACCES\n");
+  CHECK_RUN(probe(tcp_only, {"netlink-socket"}), 1, "EACCES\n");
+  CHECK_FALSE(receiver.readable());
+
+  SUBCASE("control: without a network node both work, and the datagram arrives") {
+    const std::string open = compile_spec(dir, "fs", base_fs().yaml());
+    CHECK_RUN(probe(open, {"udp-send", port}), 0, "OK\n");
+    CHECK(receiver.readable(1000));
+    CHECK_RUN(probe(open, {"netlink-socket"}), 0, "OK\n");
+  }
+  SUBCASE("control: `udp` in the allow-list allows the datagram") {
+    const std::string udp =
+        compile_spec(dir, "udp", base_fs().yaml() + "  network:\n    outbound: {allow: [\"tcp:1\", \"udp\"]}\n");
+    CHECK_RUN(probe(udp, {"udp-send", port}), 0, "OK\n");
+    CHECK(receiver.readable(1000));
+  }
+}
