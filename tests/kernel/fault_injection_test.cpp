@@ -1,0 +1,117 @@
+// A host without Landlock, simulated: aasm-no-landlock (tests/probe/
+// no_landlock.c) installs a seccomp filter answering landlock_create_ruleset
+// with ENOSYS (Landlock not built in) or EOPNOTSUPP (built in, disabled at
+// boot), then execs aasm-launch. A plan that needs Landlock must be refused
+// before anything runs: exit 125, one line naming Landlock and the remedy,
+// and the command, which would create a marker file, never started.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+
+#include "harness.h"
+
+using namespace aasm::ktest;
+
+namespace {
+
+std::string no_landlock() { return probe_dir() + "/aasm-no-landlock"; }
+
+// aasm-no-landlock ERRNO aasm-launch PLAN -- aasm-probe ARGS...
+Run launch_without_landlock(const std::string& error, const std::string& plan, const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {no_landlock(), error, binary("AASM_LAUNCH"), plan, "--", binary("AASM_PROBE")};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run(argv);
+}
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  return s;
+}
+
+std::string compile_spec(const TempDir& dir, const std::string& name, const std::string& spec) {
+  const std::string yaml = "apiVersion: aasm.dev/v1\nkind: Policy\nmetadata: {name: " + name +
+                           ", tier: agent}\nspec:\n" + spec;
+  const std::string source = dir / (name + ".yaml");
+  const std::string plan = dir / (name + ".bin");
+  write_file(source, yaml);
+  const Run compiled = run({binary("AASMC"), "compile", source, "-o", plan});
+  INFO("policy:\n", yaml);
+  INFO("aasmc stderr: ", compiled.err);
+  REQUIRE(compiled.exit_code == 0);
+  return plan;
+}
+
+// Filesystem rules that let the probe run and write the marker.
+std::string filesystem(const TempDir& dir) {
+  return "  filesystem:\n"
+         "    read: {allow: [\"/usr\", \"/etc\", \"" + probe_dir() + "\"]}\n"
+         "    write: {allow: [\"" + dir.path() + "\"]}\n"
+         "    execute: {allow: [\"/usr\", \"" + probe_dir() + "\"]}\n";
+}
+
+// The refusal: exit 125, nothing on stdout, exactly one line on stderr
+// that names Landlock, the kernel's answer and the remedy (a kernel built
+// with Landlock and `landlock` in the lsm= boot list).
+void check_refused(const Run& r, const std::string& strerror_text) {
+  INFO("stderr: ", r.err);
+  CHECK(r.signal == 0);
+  CHECK(r.exit_code == 125);
+  CHECK(r.out.empty());
+  REQUIRE(!r.err.empty());
+  CHECK(r.err.back() == '\n');
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  CHECK(r.err.rfind("aasm-launch: error: ", 0) == 0);
+  CHECK(lower(r.err).find("landlock") != std::string::npos);
+  CHECK(r.err.find(strerror_text) != std::string::npos);
+  CHECK(r.err.find("lsm=") != std::string::npos);
+}
+
+struct Injection {
+  const char* error;
+  const char* strerror_text;
+};
+
+constexpr Injection kInjections[] = {
+    {"ENOSYS", "Function not implemented"},
+    {"EOPNOTSUPP", "Operation not supported"},
+};
+
+}  // namespace
+
+TEST_CASE("fault injection: without Landlock (ENOSYS, EOPNOTSUPP) a Landlock plan is refused, the command never runs") {
+  TempDir dir;
+  const std::string marker = dir / "marker";
+  const std::string fs_plan = compile_spec(dir, "fs", filesystem(dir));
+  // A plan whose only Landlock part is a network port and a scope.
+  const std::string net_plan = compile_spec(dir, "net",
+                                            "  network:\n    outbound: {allow: [\"tcp:1\"]}\n"
+                                            "  ipc:\n    signals: deny\n");
+
+  for (const Injection& injection : kInjections) {
+    const std::string error = injection.error;
+    CAPTURE(error);
+    check_refused(launch_without_landlock(error, fs_plan, {"write", marker}), injection.strerror_text);
+    CHECK_FALSE(exists(marker));
+    check_refused(launch_without_landlock(error, net_plan, {"write", marker}), injection.strerror_text);
+    CHECK_FALSE(exists(marker));
+  }
+
+  SUBCASE("control: without the injection the same plans run the command, which creates the marker") {
+    CHECK_RUN(probe(fs_plan, {"write", marker}), 0, "OK\n");
+    CHECK(read_file(marker) == "x");
+    REQUIRE(::unlink(marker.c_str()) == 0);
+    CHECK_RUN(probe(net_plan, {"write", marker}), 0, "OK\n");
+    CHECK(read_file(marker) == "x");
+  }
+  SUBCASE("control: with the injection a seccomp-only plan runs the command (the wrapper breaks nothing else)") {
+    const std::string seccomp_plan = compile_spec(dir, "seccomp", "  syscalls:\n    deny: [\"@mount\"]\n");
+    for (const Injection& injection : kInjections) {
+      const std::string error = injection.error;
+      CAPTURE(error);
+      CHECK_RUN(launch_without_landlock(error, seccomp_plan, {"write", marker}), 0, "OK\n");
+      CHECK(read_file(marker) == "x");
+      REQUIRE(::unlink(marker.c_str()) == 0);
+    }
+  }
+}
