@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -23,6 +24,7 @@
 #include "kernel/landlock_uapi.h"
 #include "supervisor/landlock_negotiation.h"
 #include "supervisor/path_binding.h"
+#include "supervisor/receipt.h"
 
 extern char** environ;
 
@@ -40,9 +42,13 @@ int refuse(const std::string& message) {
 // the mapping from the child, so the page stays zero.
 enum class ChildStage : uint32_t { kNone, kParentGone, kNoNewPrivs, kLandlock, kSelfCheck, kSeccomp, kExec };
 
+// Steps the child completed, stored before exec: the receipt's "measured".
+enum ChildDone : uint32_t { kLandlockRestricted = 1u << 0, kSelfCheckPassed = 1u << 1, kSeccompInstalled = 1u << 2 };
+
 struct ChildReport {
   std::atomic<uint32_t> stage;
   std::atomic<int32_t> error;
+  std::atomic<uint32_t> done;
 };
 
 const char* stage_name(ChildStage stage) {
@@ -66,6 +72,11 @@ struct Prepared {
   int ruleset_fd = -1;
   int denied_dir_fd = -1;  // for the self-check; -1: no read right handled, or no candidate
   std::vector<seccomp::PreparedFilter> filters;  // in install order: rule filters, the main one last
+  // For the receipt.
+  std::string plan_sha256;
+  int landlock_abi = 0;
+  std::optional<LandlockNegotiation> negotiation;
+  std::vector<BoundPath> paths;
 };
 
 int child_exit_code(ChildStage stage, int error) {
@@ -89,31 +100,32 @@ int child_exit_code(ChildStage stage, int error) {
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) child_fail(report, ChildStage::kNoNewPrivs, errno);
   if (prepared.ruleset_fd >= 0) {
     if (int error = landlock::restrict_self(prepared.ruleset_fd)) child_fail(report, ChildStage::kLandlock, error);
+    report->done.fetch_or(kLandlockRestricted);
     ::close(prepared.ruleset_fd);
     // Proof, before exec, that the ruleset is enforced: a directory no rule
     // grants must now be unreadable.
     if (prepared.denied_dir_fd >= 0) {
       const int probe = ::openat(prepared.denied_dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
       if (probe >= 0 || errno != EACCES) child_fail(report, ChildStage::kSelfCheck, probe >= 0 ? EPERM : errno);
+      report->done.fetch_or(kSelfCheckPassed);
       ::close(prepared.denied_dir_fd);
     }
   }
   for (seccomp::PreparedFilter& filter : prepared.filters)
     if (int error = seccomp::install(filter)) child_fail(report, ChildStage::kSeccomp, error);
+  if (!prepared.filters.empty()) report->done.fetch_or(kSeccompInstalled);
   ::execve(prepared.executable.c_str(), argv, environ);
   child_fail(report, ChildStage::kExec, errno);
 }
 
-Result<plan::Plan> load_verified_plan(const LaunchRequest& request) {
+Result<plan::Plan> load_verified_plan(const LaunchRequest& request, std::string& digest) {
   auto bytes = plan::read_plan_file(request.plan_path);
   if (!bytes) return bytes.error();
   auto decoded = plan::decode_plan(*bytes);
   if (!decoded) return make_error(request.plan_path + ": " + decoded.error().message);
-  if (request.expect_digest) {
-    const std::string actual = to_hex(plan::plan_digest(*bytes));
-    if (actual != *request.expect_digest)
-      return make_error(request.plan_path + ": digest " + actual + " is not the expected " + *request.expect_digest);
-  }
+  digest = to_hex(plan::plan_digest(*bytes));
+  if (request.expect_digest && digest != *request.expect_digest)
+    return make_error(request.plan_path + ": digest " + digest + " is not the expected " + *request.expect_digest);
   return decoded;
 }
 
@@ -133,12 +145,14 @@ Status check_plan_shape(const plan::Plan& plan) {
 }
 
 Result<Prepared> prepare(const LaunchRequest& request, int& lookup_errno) {
-  auto plan = load_verified_plan(request);
+  std::string digest;
+  auto plan = load_verified_plan(request, digest);
   if (!plan) return plan.error();
   if (Status shape = check_plan_shape(*plan); !shape) return shape.error();
   std::optional<LandlockNegotiation> negotiation;
+  const landlock::AbiProbe probe = plan->landlock ? landlock::probe_abi() : landlock::AbiProbe{};
   if (plan->landlock) {
-    negotiation = negotiate_landlock(*plan->landlock, landlock::probe_abi());
+    negotiation = negotiate_landlock(*plan->landlock, probe);
     if (negotiation->refused()) return make_error(negotiation->refusal());
     for (const ControlOutcome& c : negotiation->controls)
       if (c.level != ControlLevel::kEnforced)
@@ -148,13 +162,14 @@ Result<Prepared> prepare(const LaunchRequest& request, int& lookup_errno) {
   auto executable = find_command(request.command.front(), lookup_errno);
   if (!executable) return executable.error();
 
-  Prepared prepared{std::move(*plan), std::move(*executable), -1, -1, {}};
+  Prepared prepared{std::move(*plan), std::move(*executable), -1, -1, {}, digest, probe.abi, negotiation, {}};
   if (negotiation && negotiation->applies) {
     auto context = current_launch_context();
     if (!context) return context.error();
     auto bound = bind_landlock_ruleset(negotiation->effective, *context);
     if (!bound) return bound.error();
     prepared.ruleset_fd = bound->ruleset_fd;
+    prepared.paths = bound->granted;
     if (negotiation->effective.handled_fs & landlock::fs::kReadDir) prepared.denied_dir_fd = open_denied_directory(*bound);
     for (const std::string& path : bound->skipped_optional)
       std::fprintf(stderr, "aasm-launch: note: optional path '%s' does not exist here; its rule is skipped\n",
@@ -165,13 +180,65 @@ Result<Prepared> prepare(const LaunchRequest& request, int& lookup_errno) {
   return prepared;
 }
 
-int wait_for(pid_t child) {
-  int status = 0;
+int wait_for(pid_t child, int& status) {
   while (::waitpid(child, &status, 0) < 0) {
     if (errno != EINTR) return refuse(std::string("waitpid: ") + std::strerror(errno));
   }
   if (WIFSIGNALED(status)) return exit_code::kSignalBase + WTERMSIG(status);
   return WEXITSTATUS(status);
+}
+
+std::string rights_text(const plan::LandlockControl& c) {
+  char text[96];
+  std::snprintf(text, sizeof text, "fs %#llx, net %#llx, scopes %#llx", (unsigned long long)c.fs,
+                (unsigned long long)c.net, (unsigned long long)c.scoped);
+  return text;
+}
+
+// Requested, planned and achieved per control, each achieved level with its
+// basis: only what this launch measured is called enforced.
+Receipt make_receipt(const Prepared& prepared, uint32_t done, const std::string& outcome, int code) {
+  Receipt r;
+  r.plan_sha256 = prepared.plan_sha256;
+  utsname host{};
+  ::uname(&host);
+  r.kernel_release = host.release;
+  r.architecture = plan::audit_arch_name(kNativeAuditArch);
+  r.landlock_abi = prepared.landlock_abi;
+  const bool restricted = done & kLandlockRestricted;
+  const std::string landlock_basis =
+      std::string("measured: landlock_restrict_self returned 0") +
+      (done & kSelfCheckPassed ? "; reading a directory outside the ruleset then failed with EACCES" : "; no self-check possible");
+  if (prepared.negotiation)
+    for (const ControlOutcome& c : prepared.negotiation->controls) {
+      ReceiptControl rc{plan::control_domain_name(c.control.domain), rights_text(c.control),
+                        c.control.flags & plan::kControlDegradable ? "enforce, may degrade" : "enforce, required", "", ""};
+      if (c.level == ControlLevel::kNotEnforced) {
+        rc.achieved = "not enforced";
+        rc.basis = "asserted: " + c.why;
+      } else if (!restricted) {
+        rc.achieved = "not established";
+        rc.basis = "measured: the child stopped before landlock_restrict_self";
+      } else {
+        rc.achieved = control_level_name(c.level);
+        rc.basis = landlock_basis + (c.why.empty() ? "" : "; " + c.why);
+      }
+      r.controls.push_back(std::move(rc));
+    }
+  if (!prepared.filters.empty()) {
+    const bool installed = done & kSeccompInstalled;
+    r.controls.push_back({"syscall", std::to_string(prepared.filters.size()) + " seccomp programs for " + r.architecture,
+                          "enforce, required", installed ? "enforced" : "not established",
+                          installed ? "measured: seccomp(SECCOMP_SET_MODE_FILTER) returned 0 for every program"
+                                    : "measured: the child stopped before the filters were installed"});
+  }
+  for (const BoundPath& path : prepared.paths)
+    r.paths.push_back({path.rule_template,
+                       path.resolved.empty() ? "" : to_hex(sha256({reinterpret_cast<const uint8_t*>(path.resolved.data()), path.resolved.size()})),
+                       path.resolved.empty() ? "skipped (optional, missing)" : "bound"});
+  r.outcome = outcome;
+  r.exit_code = code;
+  return r;
 }
 
 }  // namespace
@@ -201,16 +268,29 @@ int launch(const LaunchRequest& request) {
   if (prepared->ruleset_fd >= 0) ::close(prepared->ruleset_fd);
   if (prepared->denied_dir_fd >= 0) ::close(prepared->denied_dir_fd);
 
-  const int code = wait_for(child);
+  int status = 0;
+  int code = wait_for(child, status);
   const auto stage = ChildStage(report->stage.load());
-  if (stage == ChildStage::kNone) return code;
-  // The child failed before its command ran. Its own exit might not have gone
-  // through (a filter may forbid exit_group), so the code comes from the report.
-  const int error = report->error.load();
-  std::fprintf(stderr, "aasm-launch: error: %s '%s': %s: %s\n",
-               stage == ChildStage::kExec ? "cannot execute" : "cannot confine", request.command.front().c_str(),
-               stage_name(stage), std::strerror(error));
-  return child_exit_code(stage, error);
+  if (stage != ChildStage::kNone) {
+    // The child failed before its command ran. Its own exit might not have gone
+    // through (a filter may forbid exit_group), so the code comes from the report.
+    const int error = report->error.load();
+    std::fprintf(stderr, "aasm-launch: error: %s '%s': %s: %s\n",
+                 stage == ChildStage::kExec ? "cannot execute" : "cannot confine", request.command.front().c_str(),
+                 stage_name(stage), std::strerror(error));
+    code = child_exit_code(stage, error);
+  }
+  if (request.receipt_path) {
+    const std::string outcome = stage != ChildStage::kNone ? "not started"
+                                : WIFSIGNALED(status)      ? "killed by signal " + std::to_string(WTERMSIG(status))
+                                                           : "exited";
+    Status written = write_receipt(*request.receipt_path, make_receipt(*prepared, report->done.load(), outcome, code));
+    if (!written) {
+      std::fprintf(stderr, "aasm-launch: error: %s\n", written.error().message.c_str());
+      if (code == 0) code = exit_code::kLauncherError;
+    }
+  }
+  return code;
 }
 
 }  // namespace aasm

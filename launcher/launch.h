@@ -10,6 +10,7 @@ namespace aasm {
 struct LaunchRequest {
   std::string plan_path;
   std::optional<std::string> expect_digest;  // hex SHA-256 the plan must have
+  std::optional<std::string> receipt_path;   // where to write the receipt (docs/receipts.md)
   std::vector<std::string> command;          // argv of the confined command
 };
 

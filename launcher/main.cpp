@@ -10,7 +10,7 @@
 namespace {
 
 constexpr const char* kUsage =
-    "usage: aasm-launch [--expect-digest SHA256] PLAN -- COMMAND [ARG...]\n"
+    "usage: aasm-launch [--expect-digest SHA256] [--receipt FILE] PLAN -- COMMAND [ARG...]\n"
     "       aasm-launch --dry-run [--expect-digest SHA256] PLAN\n"
     "\n"
     "Runs COMMAND confined by the precompiled PLAN (from `aasmc compile`).\n"
@@ -46,6 +46,11 @@ int main(int argc, char** argv) {
     }
     if (arg == "--dry-run") {
       dry = true;
+      continue;
+    }
+    if (arg == "--receipt") {
+      if (i + 1 >= argc) return usage_error("--receipt needs a path");
+      request.receipt_path = argv[++i];
       continue;
     }
     if (arg == "--expect-digest") {

@@ -30,12 +30,22 @@ bool is_within(const std::string& path, const std::string& tree) {
 
 }  // namespace
 
+std::string rule_template(const plan::LandlockRule& rule) {
+  switch (rule.base) {
+    case plan::PathBase::kCwd: return "${CWD}" + rule.path;
+    case plan::PathBase::kHome: return "${HOME}" + rule.path;
+    case plan::PathBase::kAbsolute: break;
+  }
+  return rule.path;
+}
+
 int open_denied_directory(const BoundRuleset& bound) {
   static const char* const kCandidates[] = {"/", "/boot", "/root", "/sys", "/proc", "/dev", "/var", "/etc", "/usr", "/tmp"};
   for (const char* candidate : kCandidates) {
     bool granted = false;
     for (const BoundPath& path : bound.granted)
-      if ((path.access & landlock::fs::kReadDir) && is_within(candidate, path.resolved)) granted = true;
+      if ((path.access & landlock::fs::kReadDir) && !path.resolved.empty() && is_within(candidate, path.resolved))
+        granted = true;
     if (granted) continue;
     const int fd = ::open(candidate, O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (fd >= 0) return fd;
@@ -82,13 +92,14 @@ Result<BoundRuleset> bind_landlock_ruleset(const plan::LandlockRuleset& ruleset,
     if (path_fd < 0) {
       if (errno == ENOENT && (rule.flags & plan::kRuleOptional)) {
         bound.skipped_optional.push_back(*path);
+        bound.granted.push_back({rule_template(rule), "", 0});
         continue;
       }
       return fail("landlock: required path '" + *path + "' cannot be opened: " + std::strerror(errno) +
                   " (create it, or list it under filesystem.optional)");
     }
     Status added = landlock::add_path_rule(bound.ruleset_fd, path_fd, rule.access);
-    bound.granted.push_back({resolved_path(path_fd, *path), rule.access});
+    bound.granted.push_back({rule_template(rule), resolved_path(path_fd, *path), rule.access});
     ::close(path_fd);
     if (!added) return fail("landlock: rule for '" + *path + "': " + added.error().message);
   }

@@ -22,14 +22,17 @@ Result<LaunchContext> current_launch_context();
 Result<std::string> expand_rule_path(const plan::LandlockRule& rule, const LaunchContext& context);
 
 struct BoundPath {
-  std::string resolved;  // the path the kernel resolved (symbolic links followed), from /proc/self/fd
+  std::string rule_template;  // as the plan writes it: "${CWD}/build"
+  std::string resolved;       // the path the kernel resolved (symbolic links followed); empty when skipped
   uint64_t access = 0;
 };
+
+std::string rule_template(const plan::LandlockRule& rule);
 
 struct BoundRuleset {
   int ruleset_fd = -1;                       // close-on-exec
   std::vector<std::string> skipped_optional;  // optional paths missing here
-  std::vector<BoundPath> granted;             // every rule path as bound
+  std::vector<BoundPath> granted;             // every rule path as bound (skipped ones with no resolved path)
 };
 
 // A directory the bound ruleset denies reading (none of its rules grants

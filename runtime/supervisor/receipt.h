@@ -1,0 +1,45 @@
+// The receipt: what one launch requested, planned and achieved, per control,
+// each achieved level with its basis. Written as JSON after the command ends
+// (schemas/receipt.schema.json). Paths appear as their templates with the
+// SHA-256 of what they resolved to, so no home or working directory string is
+// kept; command arguments are not recorded.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "support/result.h"
+
+namespace aasm {
+
+struct ReceiptControl {
+  std::string domain;     // file_read, ..., syscall
+  std::string requested;  // what the plan carries for it
+  std::string planned;    // enforce, required / enforce, may degrade
+  std::string achieved;   // enforced / partial / not enforced / refused
+  std::string basis;      // measured: ... / asserted: ... / unmeasured
+};
+
+struct ReceiptPath {
+  std::string rule_template;  // "${CWD}/build"
+  std::string resolved_sha256;  // empty when skipped
+  std::string status;           // bound / skipped (optional, missing)
+};
+
+struct Receipt {
+  std::string plan_sha256;
+  std::string kernel_release;
+  std::string architecture;
+  int landlock_abi = 0;
+  std::vector<ReceiptControl> controls;
+  std::vector<ReceiptPath> paths;
+  std::string outcome;  // exited / killed / not started
+  int exit_code = 0;    // the launcher's own exit code
+};
+
+std::string render_receipt(const Receipt& receipt);
+
+// Writes to a temporary file beside `path`, then renames it over `path`.
+Status write_receipt(const std::string& path, const Receipt& receipt);
+
+}  // namespace aasm
