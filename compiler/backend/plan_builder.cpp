@@ -27,6 +27,12 @@ void add_meta(const PolicyIR& ir, Plan& plan) {
     meta.emplace_back(prefix + std::string("sha256"), aasm::to_hex(source.file_digest));
     meta.emplace_back(prefix + std::string("tier"), tier_name(source.tier));
   }
+  // What enforces network.outbound beyond Landlock's TCP rights (docs/landlock.md).
+  if (const auto& out = ir.network.outbound; out && (out->none || out->tcp_ports))
+    meta.emplace_back("lowering.network_outbound",
+                      std::string("landlock connect_tcp") + (out->none ? " (no port)" : " (listed ports)") +
+                          "; seccomp socket() EACCES for netlink, packet, SCTP/MPTCP streams and IP sockets other than " +
+                          (!out->none && out->udp ? "stream and datagram" : "stream"));
   std::string targets;
   for (const Target& target : ir.targets) targets += std::string(targets.empty() ? "" : ",") + target.name;
   meta.emplace_back("targets", targets);
