@@ -1,6 +1,7 @@
 #include "backend/seccomp_lowering.h"
 
 #include "backend/seccomp_prologue.h"
+#include "middle/syscall_semantics.h"
 
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -238,15 +239,6 @@ llvm::Expected<aasm::plan::SeccompProgram> lower_main_program(const SyscallIR& i
 
 Action denylist_action() { return Action{Action::Kind::kKill, 0}; }
 
-uint32_t seccomp_return_value(const Action& action) {
-  switch (action.kind) {
-    case Action::Kind::kAllow: return SECCOMP_RET_ALLOW;
-    case Action::Kind::kLog: return SECCOMP_RET_LOG;
-    case Action::Kind::kErrno: return SECCOMP_RET_ERRNO | (uint32_t(action.errno_value) & SECCOMP_RET_DATA);
-    case Action::Kind::kKill: return SECCOMP_RET_KILL_PROCESS;
-  }
-  return SECCOMP_RET_KILL_PROCESS;
-}
 
 llvm::Expected<std::vector<aasm::plan::SeccompProgram>> lower_syscalls(const SyscallIR& ir, const Target& target) {
   if (int rc = seccomp_api_set(kSeccompApiLevel); rc != 0) return lowering_error(target, "seccomp_api_set", rc);

@@ -4,12 +4,11 @@
 #include <llvm/Support/Error.h>
 
 #include "middle/ir.h"
+#include "middle/syscall_semantics.h"  // seccomp_return_value
 #include "plan/plan.h"
 
 namespace aasmc {
 
-// SECCOMP_RET_* value of an action.
-uint32_t seccomp_return_value(const Action& action);
 
 // What a denylist does to a denied call: kill the process, loudly (SIGSYS).
 Action denylist_action();

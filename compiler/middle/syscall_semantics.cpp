@@ -13,16 +13,6 @@ constexpr uint32_t kKill = SECCOMP_RET_KILL_PROCESS;
 constexpr uint32_t kAllow = SECCOMP_RET_ALLOW;
 constexpr uint32_t kEnosys = SECCOMP_RET_ERRNO | ENOSYS;
 
-uint32_t encode(const Action& action) {
-  switch (action.kind) {
-    case Action::Kind::kAllow: return kAllow;
-    case Action::Kind::kLog: return SECCOMP_RET_LOG;
-    case Action::Kind::kErrno: return SECCOMP_RET_ERRNO | (uint32_t(action.errno_value) & SECCOMP_RET_DATA);
-    case Action::Kind::kKill: return kKill;
-  }
-  return kKill;
-}
-
 bool matches(const std::map<std::string, NormalizedCondition>& by_target, const Target& target,
              const uint64_t (&args)[6]) {
   auto it = by_target.find(target.name);
@@ -34,20 +24,30 @@ uint32_t base_action(const SyscallIR& ir, const Target& target, const std::strin
   if (ir.mode == aasm::plan::FilterMode::kDenylist) {
     base = ir.denied.count(name) || is_io_uring(name) ? kKill : kAllow;
   } else if (ir.denied.count(name)) {
-    base = encode(ir.default_action.value);
+    base = seccomp_return_value(ir.default_action.value);
   } else if (ir.allowed.count(name)) {
     base = kAllow;
   } else if (auto it = ir.conditionally_allowed.find(name);
              it != ir.conditionally_allowed.end() && matches(it->second, target, call.args)) {
     base = kAllow;
   } else {
-    base = encode(ir.default_action.value);
+    base = seccomp_return_value(ir.default_action.value);
   }
   if (name == "clone3" && base != kKill) return kEnosys;
   return base;
 }
 
 }  // namespace
+
+uint32_t seccomp_return_value(const Action& action) {
+  switch (action.kind) {
+    case Action::Kind::kAllow: return kAllow;
+    case Action::Kind::kLog: return SECCOMP_RET_LOG;
+    case Action::Kind::kErrno: return SECCOMP_RET_ERRNO | (uint32_t(action.errno_value) & SECCOMP_RET_DATA);
+    case Action::Kind::kKill: return kKill;
+  }
+  return kKill;
+}
 
 int64_t action_rank(uint32_t action) {
   // The kernel compares (s32)(action & SECCOMP_RET_ACTION_FULL): smaller wins.
@@ -84,7 +84,7 @@ uint32_t expected_action(const SyscallIR& ir, const Target& target, const Syscal
   for (const SyscallRuleIR& rule : ir.rules) {
     if (rule.syscall != name || rule.action.kind == Action::Kind::kAllow) continue;
     if (!matches(rule.normalized, target, call.args)) continue;
-    const uint32_t action = encode(rule.action);
+    const uint32_t action = seccomp_return_value(rule.action);
     const bool stricter = action_rank(action) > action_rank(result);
     const bool larger_errno_tie = from_rule && action_rank(action) == action_rank(result) && action > result;
     if (stricter || larger_errno_tie) {

@@ -34,6 +34,9 @@ struct SyscallCall {
 
 uint32_t expected_action(const SyscallIR& ir, const Target& target, const SyscallCall& call);
 
+// The SECCOMP_RET_* value of an action.
+uint32_t seccomp_return_value(const Action& action);
+
 // The kernel's order of seccomp return actions: a larger rank wins.
 int64_t action_rank(uint32_t action);
 
