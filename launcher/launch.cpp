@@ -18,6 +18,7 @@
 #include "command_path.h"
 #include "exit_codes.h"
 #include "kernel/arch.h"
+#include "kernel/capabilities.h"
 #include "kernel/landlock.h"
 #include "kernel/seccomp.h"
 #include "plan/plan.h"
@@ -40,7 +41,9 @@ int refuse(const std::string& message) {
 // shared anonymous page so the child reports with a plain store, without a
 // system call its own seccomp filter might forbid; a successful exec drops
 // the mapping from the child, so the page stays zero.
-enum class ChildStage : uint32_t { kNone, kParentGone, kNoNewPrivs, kLandlock, kSelfCheck, kSeccomp, kExec };
+enum class ChildStage : uint32_t {
+  kNone, kParentGone, kCapabilities, kNoNewPrivs, kLandlock, kSelfCheck, kSeccomp, kExec
+};
 
 // Steps the child completed, stored before exec: the receipt's "measured".
 enum ChildDone : uint32_t { kLandlockRestricted = 1u << 0, kSelfCheckPassed = 1u << 1, kSeccompInstalled = 1u << 2 };
@@ -55,6 +58,7 @@ const char* stage_name(ChildStage stage) {
   switch (stage) {
     case ChildStage::kNone: return "none";
     case ChildStage::kParentGone: return "parent-death check";
+    case ChildStage::kCapabilities: return "dropping capabilities";
     case ChildStage::kNoNewPrivs: return "no_new_privs";
     case ChildStage::kLandlock: return "landlock_restrict_self";
     case ChildStage::kSelfCheck:
@@ -71,6 +75,7 @@ struct Prepared {
   std::string executable;
   int ruleset_fd = -1;
   int denied_dir_fd = -1;  // for the self-check; -1: no read right handled, or no candidate
+  int last_capability = 63;
   std::vector<seccomp::PreparedFilter> filters;  // in install order: rule filters, the main one last
   // For the receipt.
   std::string plan_sha256;
@@ -97,6 +102,11 @@ int child_exit_code(ChildStage stage, int error) {
   // Die with the supervisor; re-check in case it died before prctl took effect.
   if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != supervisor)
     child_fail(report, ChildStage::kParentGone, ESRCH);
+  // Every capability goes (the policy cannot keep any yet): a root command
+  // with CAP_SYS_PTRACE would still read other processes' /proc files under
+  // Landlock. Before no_new_privs and Landlock, which need none of them.
+  if (int error = capabilities::drop_all(prepared.last_capability))
+    child_fail(report, ChildStage::kCapabilities, error);
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) child_fail(report, ChildStage::kNoNewPrivs, errno);
   if (prepared.ruleset_fd >= 0) {
     if (int error = landlock::restrict_self(prepared.ruleset_fd)) child_fail(report, ChildStage::kLandlock, error);
@@ -162,7 +172,8 @@ Result<Prepared> prepare(const LaunchRequest& request, int& lookup_errno) {
   auto executable = find_command(request.command.front(), lookup_errno);
   if (!executable) return executable.error();
 
-  Prepared prepared{std::move(*plan), std::move(*executable), -1, -1, {}, digest, probe.abi, negotiation, {}};
+  Prepared prepared{std::move(*plan), std::move(*executable), -1, -1, capabilities::last_capability(), {}, digest,
+                    probe.abi, negotiation, {}};
   if (negotiation && negotiation->applies) {
     auto context = current_launch_context();
     if (!context) return context.error();

@@ -98,15 +98,28 @@ struct Trees {
 };
 
 // A `sleep 60` the test starts and kills (by its pid) at scope exit: a
-// process outside every sandbox.
+// process outside every sandbox. A capless one runs through setpriv
+// (util-linux) with every capability set emptied and the root exemptions
+// locked off, so a capless command may inspect it where Landlock does not
+// forbid it: the control for the /proc and ptrace tests.
 class Sentinel {
  public:
-  Sentinel() {
-    char* argv[] = {const_cast<char*>("sleep"), const_cast<char*>("60"), nullptr};
+  enum class Caps { kRoot, kNone };
+  explicit Sentinel(Caps caps = Caps::kRoot) {
+    std::vector<const char*> args = {"sleep", "60"};
+    const char* path = "/usr/bin/sleep";
+    if (caps == Caps::kNone) {
+      path = "/usr/bin/setpriv";
+      args = {"setpriv", "--securebits", "+noroot,+noroot_locked,+no_setuid_fixup,+no_setuid_fixup_locked",
+              "--bounding-set", "-all", "--inh-caps", "-all", "--", "/usr/bin/sleep", "60"};
+    }
+    std::vector<char*> argv;
+    for (const char* arg : args) argv.push_back(const_cast<char*>(arg));
+    argv.push_back(nullptr);
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    const int spawned = posix_spawn(&pid_, "/usr/bin/sleep", &actions, nullptr, argv, environ);
+    const int spawned = posix_spawn(&pid_, path, &actions, nullptr, argv.data(), environ);
     posix_spawn_file_actions_destroy(&actions);
     REQUIRE_MESSAGE(spawned == 0, "posix_spawn sleep: ", std::strerror(spawned));
   }
@@ -333,59 +346,52 @@ TEST_CASE("landlock: re-opening /proc/self/fd/N read-write for a read-only file 
 TEST_CASE("landlock: /proc/<supervisor>/{environ,mem} and another process's environ, as root") {
   REQUIRE_MESSAGE(::geteuid() == 0, "the kernel suite runs as root; the answers below are root's");
   TempDir dir;
-  Sentinel sentinel;
+  Sentinel root_sentinel;
+  Sentinel capless_sentinel(Sentinel::Caps::kNone);
   Fs fs = base_fs();
   fs.read.push_back("/proc");
   const std::string plan = compile_spec(dir, "proc", fs.yaml());
 
-  // mem is opened with PTRACE_MODE_ATTACH: Landlock refuses a process
-  // outside the sandbox's domain whatever the capabilities (the probe's
-  // parent is aasm-launch, the supervisor).
-  CHECK_RUN(probe(plan, {"read-proc", "parent", "mem"}), 1, "EACCES\n");
-  CHECK_RUN(probe(plan, {"read-proc", sentinel.id(), "mem"}), 1, "EACCES\n");
+  // The command runs as root without capabilities (aasm-launch drops them
+  // all), inside a Landlock domain: the supervisor, an unrelated root
+  // process and an unrelated capless one are all out of reach. (With
+  // CAP_SYS_PTRACE kept, Linux 6.18 let a Landlocked root command read
+  // other processes' environ: measured before capabilities were dropped.)
+  for (const char* file : {"environ", "mem"}) {
+    CAPTURE(file);
+    CHECK_RUN(probe(plan, {"read-proc", "parent", file}), 1, "EACCES\n");
+    CHECK_RUN(probe(plan, {"read-proc", root_sentinel.id(), file}), 1, "EACCES\n");
+    CHECK_RUN(probe(plan, {"read-proc", capless_sentinel.id(), file}), 1, "EACCES\n");
+  }
+  CHECK(root_sentinel.alive());
+  CHECK(capless_sentinel.alive());
 
-  // environ is opened with PTRACE_MODE_READ. On this kernel (6.18) the
-  // command, still root with CAP_SYS_PTRACE, reads it: the supervisor's and
-  // an unrelated root process's environment leak into the sandbox. (Checked
-  // by hand: a Landlocked process *without* the capability, uid 65534
-  // reading a uid-65534 process, gets EACCES for environ, mem and maps.)
-  // TODO(issue 6): when aasm-launch drops the command's capabilities, both
-  // reads must become EACCES: change these two expectations then.
-  const Run supervisor_environ = probe(plan, {"read-proc", "parent", "environ"});
-  const Run sentinel_environ = probe(plan, {"read-proc", sentinel.id(), "environ"});
-  CHECK_RUN(supervisor_environ, 0, "OK\n");
-  CHECK_RUN(sentinel_environ, 0, "OK\n");
-  const bool environ_refused = supervisor_environ.out == "EACCES\n" && sentinel_environ.out == "EACCES\n";
-  WARN_MESSAGE(environ_refused,
-               "gap (issue 6): a command run as root under Landlock reads /proc/<supervisor>/environ and "
-               "another root process's /proc/<pid>/environ (only mem is refused, EACCES); it keeps "
-               "CAP_SYS_PTRACE until aasm-launch drops capabilities");
-  CHECK(sentinel.alive());
-
-  SUBCASE("control: without Landlock both files of both processes read") {
+  SUBCASE("control: without Landlock the capless sentinel's files read; the capable processes' still do not") {
     const std::string open = seccomp_only(dir);
     for (const char* file : {"environ", "mem"}) {
       CAPTURE(file);
-      CHECK_RUN(probe(open, {"read-proc", "parent", file}), 0, "OK\n");
-      CHECK_RUN(probe(open, {"read-proc", sentinel.id(), file}), 0, "OK\n");
+      CHECK_RUN(probe(open, {"read-proc", capless_sentinel.id(), file}), 0, "OK\n");
+      // Capabilities, not Landlock, refuse these: the supervisor and the
+      // root sentinel hold capabilities the command does not.
+      CHECK_RUN(probe(open, {"read-proc", "parent", file}), 1, "EACCES\n");
+      CHECK_RUN(probe(open, {"read-proc", root_sentinel.id(), file}), 1, "EACCES\n");
     }
   }
 }
 
-TEST_CASE("landlock: PTRACE_ATTACH to the supervisor is EPERM") {
+TEST_CASE("landlock: PTRACE_ATTACH to the supervisor or another process is EPERM") {
   TempDir dir;
+  Sentinel capless_sentinel(Sentinel::Caps::kNone);
   const std::string plan = compile_spec(dir, "fs", base_fs().yaml());
   CHECK_RUN(probe(plan, {"ptrace-attach-parent"}), 1, "EPERM\n");
+  CHECK_RUN(probe(plan, {"ptrace-attach", capless_sentinel.id()}), 1, "EPERM\n");
 
-  SUBCASE("control: without Landlock the kernel's own answer differs") {
-    // Root, no Yama here: the attach succeeds; the probe waits for the
-    // attach stop and detaches at once, so the supervisor runs on and
-    // reports the probe's exit.
-    const Run r = probe(seccomp_only(dir), {"ptrace-attach-parent"});
+  SUBCASE("control: without Landlock a capless process can be attached (no Yama here)") {
+    // The probe waits for the attach stop and detaches at once.
+    const Run r = probe(seccomp_only(dir), {"ptrace-attach", capless_sentinel.id()});
     INFO("stderr: ", r.err);
-    CHECK(r.signal == 0);
-    CHECK(r.out != "EPERM\n");
     CHECK_RUN(r, 0, "OK\n");
+    CHECK(capless_sentinel.alive());
   }
 }
 

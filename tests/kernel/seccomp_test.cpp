@@ -211,8 +211,10 @@ TEST_CASE("seccomp: numbers the syscall table does not name answer ENOSYS, whate
 namespace {
 
 // One call of each deny group, with the kernel's own answer to the probe's
-// invalid arguments as root without a filter (measured on 6.18; ENOSYS
-// where the kernel lacks the feature: no CONFIG_MODULES, no CONFIG_KEXEC).
+// invalid arguments as root without a filter and without capabilities (the
+// launcher drops them all; measured on 6.18; ENOSYS where the kernel lacks
+// the feature: no CONFIG_MODULES, no CONFIG_KEXEC; EPERM where the missing
+// capability is checked before the arguments).
 struct Dangerous {
   const char* op;
   const char* kernel_answer;
@@ -226,13 +228,13 @@ constexpr Dangerous kDangerous[] = {
     {"init_module", "ENOSYS\n"},      // no CONFIG_MODULES
     {"finit_module", "ENOSYS\n"},
     {"kexec_load", "ENOSYS\n"},       // no CONFIG_KEXEC
-    {"reboot", "EINVAL\n"},           // wrong magic
-    {"swapon", "EFAULT\n"},           // NULL path
+    {"reboot", "EPERM\n"},            // CAP_SYS_BOOT checked before the wrong magic
+    {"swapon", "EPERM\n"},            // CAP_SYS_ADMIN checked before the NULL path
     {"add_key", "EFAULT\n"},          // NULL type
     {"keyctl", "EOPNOTSUPP\n"},       // operation INT_MAX
     {"mount", "EFAULT\n"},            // NULL target
     {"umount2", "EINVAL\n"},          // unknown flag
-    {"pivot_root", "EFAULT\n"},       // NULL paths
+    {"pivot_root", "EPERM\n"},        // CAP_SYS_ADMIN checked before the NULL paths
 };
 
 }  // namespace

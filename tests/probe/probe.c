@@ -279,18 +279,20 @@ static int op_read_proc(const char* pid_text, const char* file) {
 
 // PTRACE_ATTACH to the parent (the supervisor). When it succeeds, waits for
 // the attach stop and detaches at once, so the supervisor runs on.
-static int op_ptrace_attach_parent(void) {
-  long ppid = syscall(SYS_getppid);
-  if (syscall(SYS_ptrace, PTRACE_ATTACH, ppid, NULL, NULL) != 0) return fail(errno);
+// PTRACE_ATTACH, wait for the attach stop, detach at once.
+static int op_ptrace_attach(long pid) {
+  if (syscall(SYS_ptrace, PTRACE_ATTACH, pid, NULL, NULL) != 0) return fail(errno);
   int status = 0;
-  long waited = syscall(SYS_wait4, ppid, &status, __WALL, NULL);
-  long detached = syscall(SYS_ptrace, PTRACE_DETACH, ppid, NULL, NULL);
-  if (waited != ppid || detached != 0) {
+  long waited = syscall(SYS_wait4, pid, &status, __WALL, NULL);
+  long detached = syscall(SYS_ptrace, PTRACE_DETACH, pid, NULL, NULL);
+  if (waited != pid || detached != 0) {
     say("DETACH-FAILED");
     return 3;
   }
   return ok();
 }
+
+static int op_ptrace_attach_parent(void) { return op_ptrace_attach(syscall(SYS_getppid)); }
 
 static struct sockaddr_in loopback(const char* port) {
   struct sockaddr_in address;
@@ -347,7 +349,7 @@ static int usage(void) {
       "                | clone plain|newuser | clone3 plain|newuser | io_uring_setup\n"
       "                | danger NAME | own-filter-then-getppid\n"
       "                | truncate PATH | open-trunc PATH | rename FROM TO | link FROM TO\n"
-      "                | reopen-rw PATH | read-proc PID|parent FILE | ptrace-attach-parent\n"
+      "                | reopen-rw PATH | read-proc PID|parent FILE | ptrace-attach-parent | ptrace-attach PID\n"
       "                | tcp-connect PORT | tcp-bind PORT | udp-send PORT | netlink-socket\n"
       "                | abstract-connect NAME | kill PID SIGNAL\n";
   (void)!write(STDERR_FILENO, text, sizeof text - 1);
@@ -403,6 +405,7 @@ int main(int argc, char** argv) {
   if (strcmp(op, "reopen-rw") == 0 && argc == 3) return op_reopen_rw(argv[2]);
   if (strcmp(op, "read-proc") == 0 && argc == 4) return op_read_proc(argv[2], argv[3]);
   if (strcmp(op, "ptrace-attach-parent") == 0 && argc == 2) return op_ptrace_attach_parent();
+  if (strcmp(op, "ptrace-attach") == 0 && argc == 3) return op_ptrace_attach(atol(argv[2]));
   if (strcmp(op, "tcp-connect") == 0 && argc == 3) return op_tcp("connect", argv[2]);
   if (strcmp(op, "tcp-bind") == 0 && argc == 3) return op_tcp("bind", argv[2]);
   if (strcmp(op, "udp-send") == 0 && argc == 3) return op_udp_send(argv[2]);
