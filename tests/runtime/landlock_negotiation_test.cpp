@@ -1,0 +1,89 @@
+// Negotiation of a plan's Landlock controls with older ABIs than this host's
+// (which speaks 7): the floors, degrading where the plan permits, refusing
+// where it does not, and the cut-down ruleset.
+#include <doctest/doctest.h>
+
+#include <cerrno>
+
+#include "kernel/landlock_uapi.h"
+#include "supervisor/landlock_negotiation.h"
+
+using namespace aasm;
+namespace fs = aasm::landlock::fs;
+namespace net = aasm::landlock::net;
+namespace scope = aasm::landlock::scope;
+
+namespace {
+
+constexpr uint64_t kRead = fs::kReadFile | fs::kReadDir;
+constexpr uint64_t kWrite = fs::kWriteFile | fs::kMakeReg | fs::kRefer | fs::kTruncate | fs::kIoctlDev;
+
+plan::LandlockRuleset ruleset(bool write_may_degrade) {
+  plan::LandlockRuleset r;
+  r.handled_fs = kRead | kWrite;
+  r.handled_net = net::kConnectTcp;
+  r.scoped = scope::kSignal;
+  r.rules = {{kRead, plan::PathBase::kAbsolute, 0, "/usr"}, {kWrite, plan::PathBase::kAbsolute, 0, "/tmp"}};
+  r.net_rules = {{net::kConnectTcp, 443}};
+  r.controls = {
+      {plan::ControlDomain::kFileRead, 0, 1, kRead, 0, 0},
+      {plan::ControlDomain::kFileWrite, uint16_t(write_may_degrade ? plan::kControlDegradable : 0), 5, kWrite, 0, 0},
+      {plan::ControlDomain::kNetworkOutbound, plan::kControlDegradable, 4, 0, net::kConnectTcp, 0},
+      {plan::ControlDomain::kIpc, plan::kControlDegradable, 6, 0, 0, scope::kSignal},
+  };
+  r.min_abi = 6;
+  return r;
+}
+
+ControlLevel level_of(const LandlockNegotiation& n, plan::ControlDomain domain) {
+  for (const ControlOutcome& c : n.controls)
+    if (c.control.domain == domain) return c.level;
+  FAIL("no such control");
+  return ControlLevel::kRefused;
+}
+
+}  // namespace
+
+TEST_CASE("negotiation: ABI 7 enforces every control as planned") {
+  const LandlockNegotiation n = negotiate_landlock(ruleset(false), {7, 0, 0});
+  CHECK_FALSE(n.refused());
+  for (const ControlOutcome& c : n.controls) CHECK(c.level == ControlLevel::kEnforced);
+  CHECK(n.effective.handled_fs == (kRead | kWrite));
+  CHECK(n.applies);
+}
+
+TEST_CASE("negotiation: ABI 3 refuses a required control it cannot enforce, naming ABI and kernel") {
+  const LandlockNegotiation n = negotiate_landlock(ruleset(false), {3, 0, 0});
+  REQUIRE(n.refused());
+  CHECK(level_of(n, plan::ControlDomain::kFileWrite) == ControlLevel::kRefused);
+  const std::string why = n.refusal();
+  CHECK(why.find("file_write") == 0);
+  CHECK(why.find("needs Landlock ABI 5") != std::string::npos);
+  CHECK(why.find("this kernel has ABI 3") != std::string::npos);
+  CHECK(why.find("Linux 6.10") != std::string::npos);
+}
+
+TEST_CASE("negotiation: ABI 3 with the domains permitted to degrade runs with what the host knows") {
+  const LandlockNegotiation n = negotiate_landlock(ruleset(true), {3, 0, 0});
+  CHECK_FALSE(n.refused());
+  CHECK(level_of(n, plan::ControlDomain::kFileRead) == ControlLevel::kEnforced);
+  CHECK(level_of(n, plan::ControlDomain::kFileWrite) == ControlLevel::kPartial);          // no IOCTL_DEV
+  CHECK(level_of(n, plan::ControlDomain::kNetworkOutbound) == ControlLevel::kNotEnforced); // no TCP rights
+  CHECK(level_of(n, plan::ControlDomain::kIpc) == ControlLevel::kNotEnforced);             // no scopes
+  // The ruleset keeps only rights ABI 3 knows; the port rule goes with CONNECT_TCP.
+  CHECK(n.effective.handled_fs == ((kRead | kWrite) & ~fs::kIoctlDev));
+  CHECK(n.effective.handled_net == 0);
+  CHECK(n.effective.scoped == 0);
+  CHECK(n.effective.net_rules.empty());
+  REQUIRE(n.effective.rules.size() == 2);
+  CHECK(n.effective.rules[1].access == (kWrite & ~fs::kIoctlDev));
+  CHECK(n.applies);
+}
+
+TEST_CASE("negotiation: no Landlock at all refuses a required control and names the kernel configuration") {
+  const LandlockNegotiation n = negotiate_landlock(ruleset(true), {0, ENOSYS, 0});
+  REQUIRE(n.refused());  // file_read is required
+  CHECK(n.refusal().find("no Landlock") != std::string::npos);
+  CHECK(n.refusal().find("CONFIG_SECURITY_LANDLOCK") != std::string::npos);
+  CHECK_FALSE(n.applies);
+}
