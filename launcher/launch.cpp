@@ -3,6 +3,8 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <fcntl.h>
@@ -19,13 +21,17 @@
 #include "exit_codes.h"
 #include "kernel/arch.h"
 #include "kernel/capabilities.h"
+#include "kernel/descriptors.h"
+#include "kernel/rlimits.h"
 #include "kernel/landlock.h"
 #include "kernel/seccomp.h"
 #include "plan/plan.h"
 #include "kernel/landlock_uapi.h"
 #include "supervisor/landlock_negotiation.h"
 #include "supervisor/path_binding.h"
+#include "supervisor/environment.h"
 #include "supervisor/receipt.h"
+#include "supervisor/supervise.h"
 
 extern char** environ;
 
@@ -42,7 +48,8 @@ int refuse(const std::string& message) {
 // system call its own seccomp filter might forbid; a successful exec drops
 // the mapping from the child, so the page stays zero.
 enum class ChildStage : uint32_t {
-  kNone, kParentGone, kCapabilities, kNoNewPrivs, kLandlock, kSelfCheck, kSeccomp, kExec
+  kNone, kSession, kParentGone, kDescriptors, kResourceLimits, kCapabilities, kNoNewPrivs, kLandlock, kSelfCheck,
+  kSeccomp, kExec
 };
 
 // Steps the child completed, stored before exec: the receipt's "measured".
@@ -57,7 +64,10 @@ struct ChildReport {
 const char* stage_name(ChildStage stage) {
   switch (stage) {
     case ChildStage::kNone: return "none";
+    case ChildStage::kSession: return "new session";
     case ChildStage::kParentGone: return "parent-death check";
+    case ChildStage::kDescriptors: return "closing inherited descriptors";
+    case ChildStage::kResourceLimits: return "resource limits";
     case ChildStage::kCapabilities: return "dropping capabilities";
     case ChildStage::kNoNewPrivs: return "no_new_privs";
     case ChildStage::kLandlock: return "landlock_restrict_self";
@@ -76,6 +86,8 @@ struct Prepared {
   int ruleset_fd = -1;
   int denied_dir_fd = -1;  // for the self-check; -1: no read right handled, or no candidate
   int last_capability = 63;
+  std::vector<std::string> environment;  // the command's, built before fork
+  std::vector<char*> envp;
   std::vector<seccomp::PreparedFilter> filters;  // in install order: rule filters, the main one last
   // For the receipt.
   std::string plan_sha256;
@@ -98,10 +110,31 @@ int child_exit_code(ChildStage stage, int error) {
 // Runs in the forked child. Order matters: no_new_privs before Landlock and
 // seccomp (both require it without CAP_SYS_ADMIN); the seccomp filter last,
 // so nothing after it needs a system call but execve.
-[[noreturn]] void run_child(Prepared& prepared, char* const argv[], pid_t supervisor, ChildReport* report) {
+// The child's ends of the output pipes, and the signal mask to restore.
+struct ChildIo {
+  int stdout_write = -1, stderr_write = -1;
+  sigset_t original_mask;
+};
+
+// Runs in the forked child, in this order (docs/cli.md says why each step
+// comes where it does).
+[[noreturn]] void run_child(Prepared& prepared, char* const argv[], pid_t supervisor, ChildReport* report,
+                            const ChildIo& io) {
+  ::sigprocmask(SIG_SETMASK, &io.original_mask, nullptr);
+  // A new session: no controlling terminal, so TIOCSTI has no terminal of
+  // the user's to type into, and the tree is one process group to signal.
+  if (::setsid() < 0) child_fail(report, ChildStage::kSession, errno);
   // Die with the supervisor; re-check in case it died before prctl took effect.
   if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != supervisor)
     child_fail(report, ChildStage::kParentGone, ESRCH);
+  if ((io.stdout_write >= 0 && ::dup2(io.stdout_write, STDOUT_FILENO) < 0) ||
+      (io.stderr_write >= 0 && ::dup2(io.stderr_write, STDERR_FILENO) < 0))
+    child_fail(report, ChildStage::kDescriptors, errno);
+  // Nothing the launcher inherited reaches the command but 0-2.
+  if (int error = descriptors::close_inherited(prepared.ruleset_fd, prepared.denied_dir_fd))
+    child_fail(report, ChildStage::kDescriptors, error);
+  if (int error = rlimits::apply(prepared.plan.process ? &*prepared.plan.process : nullptr))
+    child_fail(report, ChildStage::kResourceLimits, error);
   // Every capability goes (the policy cannot keep any yet): a root command
   // with CAP_SYS_PTRACE would still read other processes' /proc files under
   // Landlock. Before no_new_privs and Landlock, which need none of them.
@@ -124,7 +157,7 @@ int child_exit_code(ChildStage stage, int error) {
   for (seccomp::PreparedFilter& filter : prepared.filters)
     if (int error = seccomp::install(filter)) child_fail(report, ChildStage::kSeccomp, error);
   if (!prepared.filters.empty()) report->done.fetch_or(kSeccompInstalled);
-  ::execve(prepared.executable.c_str(), argv, environ);
+  ::execve(prepared.executable.c_str(), argv, prepared.envp.data());
   child_fail(report, ChildStage::kExec, errno);
 }
 
@@ -154,11 +187,33 @@ Status check_plan_shape(const plan::Plan& plan) {
   return Ok{};
 }
 
+// Limits of the whole tree (memory, tasks, CPU) need the run's cgroup, which
+// this launcher does not create yet: refused, or, where the plan lets the
+// resource domain degrade, run without them and said so.
+Status check_tree_limits(const plan::Plan& plan) {
+  if (!plan.process) return Ok{};
+  const plan::ProcessSettings& p = *plan.process;
+  std::string missing;
+  if (p.memory) missing += "memory";
+  if (p.swap) missing += std::string(missing.empty() ? "" : ", ") + "swap";
+  if (p.pids) missing += std::string(missing.empty() ? "" : ", ") + "pids";
+  if (p.cpu_millicores) missing += std::string(missing.empty() ? "" : ", ") + "cpu";
+  if (missing.empty()) return Ok{};
+  const std::string what = "resource: the plan sets " + missing +
+                           " for the whole process tree, which needs a cgroup this aasm-launch cannot create yet";
+  if (!(p.flags & plan::kProcessResourceDegradable))
+    return make_error(what + " (list resource in isolation.degraded to run without them)");
+  std::fprintf(stderr, "aasm-launch: note: %s; isolation.degraded permits running without them: not enforced\n",
+               what.c_str());
+  return Ok{};
+}
+
 Result<Prepared> prepare(const LaunchRequest& request, int& lookup_errno) {
   std::string digest;
   auto plan = load_verified_plan(request, digest);
   if (!plan) return plan.error();
   if (Status shape = check_plan_shape(*plan); !shape) return shape.error();
+  if (Status resources = check_tree_limits(*plan); !resources) return resources.error();
   std::optional<LandlockNegotiation> negotiation;
   const landlock::AbiProbe probe = plan->landlock ? landlock::probe_abi() : landlock::AbiProbe{};
   if (plan->landlock) {
@@ -172,8 +227,13 @@ Result<Prepared> prepare(const LaunchRequest& request, int& lookup_errno) {
   auto executable = find_command(request.command.front(), lookup_errno);
   if (!executable) return executable.error();
 
-  Prepared prepared{std::move(*plan), std::move(*executable), -1, -1, capabilities::last_capability(), {}, digest,
-                    probe.abi, negotiation, {}};
+  Prepared prepared;
+  prepared.plan = std::move(*plan);
+  prepared.executable = std::move(*executable);
+  prepared.last_capability = capabilities::last_capability();
+  prepared.plan_sha256 = digest;
+  prepared.landlock_abi = probe.abi;
+  prepared.negotiation = negotiation;
   if (negotiation && negotiation->applies) {
     auto context = current_launch_context();
     if (!context) return context.error();
@@ -188,15 +248,25 @@ Result<Prepared> prepare(const LaunchRequest& request, int& lookup_errno) {
   }
   for (const plan::SeccompProgram* program : plan::programs_for(prepared.plan, kNativeAuditArch))
     prepared.filters.push_back(seccomp::prepare(*program));
+  prepared.environment = build_environment(prepared.plan.process ? &*prepared.plan.process : nullptr, environ);
+  for (std::string& variable : prepared.environment) prepared.envp.push_back(variable.data());
+  prepared.envp.push_back(nullptr);
   return prepared;
 }
 
-int wait_for(pid_t child, int& status) {
-  while (::waitpid(child, &status, 0) < 0) {
-    if (errno != EINTR) return refuse(std::string("waitpid: ") + std::strerror(errno));
+SupervisionLimits supervision_limits(const plan::Plan& plan) {
+  if (!plan.process) return {};
+  return {plan.process->wall_clock_seconds, plan.process->stdout_bytes, plan.process->stderr_bytes};
+}
+
+std::string ending_description(Ending ending, const SupervisionLimits& limits) {
+  switch (ending) {
+    case Ending::kDeadline: return "wall-clock limit of " + std::to_string(*limits.wall_clock_seconds) + "s";
+    case Ending::kStdoutLimit: return "stdout limit of " + std::to_string(*limits.stdout_bytes) + " bytes";
+    case Ending::kStderrLimit: return "stderr limit of " + std::to_string(*limits.stderr_bytes) + " bytes";
+    case Ending::kExited: break;
   }
-  if (WIFSIGNALED(status)) return exit_code::kSignalBase + WTERMSIG(status);
-  return WEXITSTATUS(status);
+  return "?";
 }
 
 std::string rights_text(const plan::LandlockControl& c) {
@@ -272,15 +342,47 @@ int launch(const LaunchRequest& request) {
   for (const std::string& arg : request.command) argv.push_back(const_cast<char*>(arg.c_str()));
   argv.push_back(nullptr);
 
+  // Output the plan limits is relayed through pipes the supervisor counts.
+  const SupervisionLimits limits = supervision_limits(prepared->plan);
+  int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
+  if ((limits.stdout_bytes && ::pipe2(out_pipe, O_CLOEXEC) != 0) || (limits.stderr_bytes && ::pipe2(err_pipe, O_CLOEXEC) != 0))
+    return refuse(std::string("pipe2: ") + std::strerror(errno));
+  // SIGINT, SIGTERM and SIGHUP are forwarded to the command: blocked here,
+  // read from a signalfd by the supervision loop, restored in the child.
+  ChildIo io{out_pipe[1], err_pipe[1], {}};
+  sigset_t forwarded;
+  sigemptyset(&forwarded);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&forwarded, sig);
+  ::sigprocmask(SIG_BLOCK, &forwarded, &io.original_mask);
+  const int signal_fd = ::signalfd(-1, &forwarded, SFD_CLOEXEC);
+
   const pid_t supervisor = ::getpid();
   const pid_t child = ::fork();
   if (child < 0) return refuse(std::string("fork: ") + std::strerror(errno));
-  if (child == 0) run_child(*prepared, argv.data(), supervisor, report);
-  if (prepared->ruleset_fd >= 0) ::close(prepared->ruleset_fd);
-  if (prepared->denied_dir_fd >= 0) ::close(prepared->denied_dir_fd);
+  if (child == 0) run_child(*prepared, argv.data(), supervisor, report, io);
+  for (int fd : {prepared->ruleset_fd, prepared->denied_dir_fd, out_pipe[1], err_pipe[1]})
+    if (fd >= 0) ::close(fd);
 
-  int status = 0;
-  int code = wait_for(child, status);
+  const int pidfd = int(::syscall(SYS_pidfd_open, child, 0));
+  if (pidfd < 0) {
+    ::kill(child, SIGKILL);
+    return refuse(std::string("pidfd_open: ") + std::strerror(errno) + " (Linux 5.3 or later is needed)");
+  }
+  // Without the run's cgroup, the tree is the command's session and process
+  // group; a descendant that starts its own session escapes this kill.
+  const auto kill_tree = [child] {
+    ::kill(-child, SIGKILL);
+    ::kill(child, SIGKILL);
+  };
+  const SupervisionResult supervised =
+      supervise({child, pidfd, out_pipe[0], err_pipe[0], signal_fd}, limits, kill_tree);
+  ::close(pidfd);
+  if (signal_fd >= 0) ::close(signal_fd);
+  const int status = supervised.status;
+  int code = WIFSIGNALED(status) ? exit_code::kSignalBase + WTERMSIG(status) : WEXITSTATUS(status);
+  if (supervised.ending != Ending::kExited)
+    std::fprintf(stderr, "aasm-launch: error: the run passed its %s and its process group was killed\n",
+                 ending_description(supervised.ending, limits).c_str());
   const auto stage = ChildStage(report->stage.load());
   if (stage != ChildStage::kNone) {
     // The child failed before its command ran. Its own exit might not have gone
@@ -292,9 +394,10 @@ int launch(const LaunchRequest& request) {
     code = child_exit_code(stage, error);
   }
   if (request.receipt_path) {
-    const std::string outcome = stage != ChildStage::kNone ? "not started"
-                                : WIFSIGNALED(status)      ? "killed by signal " + std::to_string(WTERMSIG(status))
-                                                           : "exited";
+    const std::string outcome = stage != ChildStage::kNone                ? "not started"
+                                : supervised.ending != Ending::kExited      ? std::string("stopped at its ") + ending_name(supervised.ending)
+                                : WIFSIGNALED(status) ? "killed by signal " + std::to_string(WTERMSIG(status))
+                                                      : "exited";
     Status written = write_receipt(*request.receipt_path, make_receipt(*prepared, report->done.load(), outcome, code));
     if (!written) {
       std::fprintf(stderr, "aasm-launch: error: %s\n", written.error().message.c_str());

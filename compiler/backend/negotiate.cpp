@@ -18,10 +18,6 @@ class Refusals {
     if (where.loc.isValid()) diags_.error(where.loc, message, diag::kNotSupported, where.range);
     else diags_.global_error(message, diag::kNotSupported);
   }
-  template <typename T>
-  void refuse_if(const std::optional<T>& value, const std::string& what) {
-    if (value) refuse(what, value->from);
-  }
   bool ok() const { return count_ == 0; }
 
  private:
@@ -42,18 +38,6 @@ bool check_lowerable(const PolicyIR& ir, Diagnostics& diags) {
                               "no kernel mechanism enforces host names; list network_outbound in isolation.degraded to "
                               "run with it recorded as not enforced, or write tcp:PORT entries",
                               from);
-  const ResourcesIR& r = ir.resources;
-  refusals.refuse_if(r.memory, "resources.memory");
-  refusals.refuse_if(r.swap, "resources.swap");
-  refusals.refuse_if(r.pids, "resources.pids");
-  refusals.refuse_if(r.cpu_millicores, "resources.cpu");
-  refusals.refuse_if(r.wall_clock_seconds, "resources.wall_clock");
-  refusals.refuse_if(r.stdout_bytes, "resources.stdout");
-  refusals.refuse_if(r.stderr_bytes, "resources.stderr");
-  refusals.refuse_if(r.open_files, "resources.open_files");
-  refusals.refuse_if(r.file_size, "resources.file_size");
-  if (ir.environment.pass) refusals.refuse("environment.pass", ir.environment.pass->empty() ? SourceRef{} : ir.environment.pass->begin()->second);
-  for (const auto& [name, value] : ir.environment.set) refusals.refuse("environment.set of " + name, value.from);
   for (const auto& [ns, from] : ir.isolation.namespaces) refusals.refuse("isolation.namespaces: " + ns, from);
   if (ir.isolation.linux_capabilities)
     for (const auto& [cap, from] : *ir.isolation.linux_capabilities)

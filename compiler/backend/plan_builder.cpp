@@ -39,12 +39,42 @@ void add_meta(const PolicyIR& ir, Plan& plan) {
   std::sort(meta.begin(), meta.end());
 }
 
+// Resources, supervision limits and the environment; nullopt when the policy
+// sets none of them.
+std::optional<aasm::plan::ProcessSettings> lower_process(const PolicyIR& ir) {
+  if (ir.resources.empty() && ir.environment.empty()) return std::nullopt;
+  aasm::plan::ProcessSettings p;
+  auto value = [](const std::optional<Effective<uint64_t>>& v) -> std::optional<uint64_t> {
+    if (!v) return std::nullopt;
+    return v->value;
+  };
+  const ResourcesIR& r = ir.resources;
+  p.open_files = value(r.open_files);
+  p.file_size = value(r.file_size);
+  p.memory = value(r.memory);
+  p.swap = value(r.swap);
+  p.pids = value(r.pids);
+  p.cpu_millicores = value(r.cpu_millicores);
+  p.wall_clock_seconds = value(r.wall_clock_seconds);
+  p.stdout_bytes = value(r.stdout_bytes);
+  p.stderr_bytes = value(r.stderr_bytes);
+  if (ir.degraded_allowed(Domain::kResource)) p.flags |= aasm::plan::kProcessResourceDegradable;
+  if (!ir.environment.empty()) {
+    p.environment_filtered = true;
+    if (ir.environment.pass)
+      for (const auto& [name, from] : *ir.environment.pass) p.environment_pass.push_back(name);
+    for (const auto& [name, value] : ir.environment.set) p.environment_set.emplace_back(name, value.value);
+  }
+  return p;
+}
+
 }  // namespace
 
 llvm::Expected<Plan> build_plan(const PolicyIR& ir) {
   Plan plan;
   add_meta(ir, plan);
   plan.landlock = lower_landlock(ir);
+  plan.process = lower_process(ir);
   if (ir.syscalls) {
     for (const Target& target : ir.targets) {
       auto programs = lower_syscalls(*ir.syscalls, target);

@@ -70,6 +70,29 @@ std::string describe_plan(const Plan& plan, const aasm::Sha256Digest& digest, bo
   } else {
     out << "landlock: none (filesystem unconstrained)\n";
   }
+  if (plan.process) {
+    const ProcessSettings& p = *plan.process;
+    out << "process:\n";
+    auto value = [&](const char* name, const std::optional<uint64_t>& v, const char* unit = "") {
+      if (v) out << "  " << name << " " << *v << unit << "\n";
+    };
+    value("open_files", p.open_files);
+    value("file_size", p.file_size, " bytes");
+    value("memory", p.memory, " bytes");
+    value("swap", p.swap, " bytes");
+    value("pids", p.pids);
+    value("cpu", p.cpu_millicores, " millicores");
+    value("wall_clock", p.wall_clock_seconds, " s");
+    value("stdout", p.stdout_bytes, " bytes");
+    value("stderr", p.stderr_bytes, " bytes");
+    if (p.flags & kProcessResourceDegradable) out << "  resource may degrade\n";
+    if (p.environment_filtered) {
+      out << "  environment: only";
+      for (const std::string& name : p.environment_pass) out << " " << name;
+      for (const auto& [name, value] : p.environment_set) out << " " << name << "=" << value;
+      out << "\n";
+    }
+  }
   if (plan.seccomp.empty()) out << "seccomp: none (syscalls unconstrained)\n";
   for (const SeccompProgram& program : plan.seccomp) {
     out << "seccomp " << audit_arch_name(program.audit_arch) << ": ";

@@ -31,6 +31,7 @@ enum class SectionType : uint32_t {
   kLandlock = 2,         // the ruleset description
   kSeccompProgram = 3,   // one per target architecture
   kSyscallManifest = 4,  // which syscall came from where (for show/receipts)
+  kProcess = 5,          // resource limits, environment, supervision
 };
 
 // Section flag bits. A reader refuses an unknown section with the critical

@@ -100,9 +100,30 @@ struct SyscallEntry {
   bool operator==(const SyscallEntry&) const = default;
 };
 
+// How the process tree runs: resource ceilings (rlimits, the run's cgroup),
+// supervision limits, and the environment it gets. Absent values: no limit.
+struct ProcessSettings {
+  // rlimits of the command
+  std::optional<uint64_t> open_files, file_size;
+  // the run's cgroup
+  std::optional<uint64_t> memory, swap, pids, cpu_millicores;
+  // supervision
+  std::optional<uint64_t> wall_clock_seconds, stdout_bytes, stderr_bytes;
+  // environment: when filtered, only `pass` (names, or prefixes ending in '*')
+  // and `set` reach the command; otherwise the launcher's own, less the
+  // dynamic loader's LD_* variables.
+  bool environment_filtered = false;
+  std::vector<std::string> environment_pass;                          // sorted
+  std::vector<std::pair<std::string, std::string>> environment_set;  // sorted by name
+  uint16_t flags = 0;  // kProcessResourceDegradable
+  bool operator==(const ProcessSettings&) const = default;
+};
+inline constexpr uint16_t kProcessResourceDegradable = 1u << 0;
+
 struct Plan {
   std::vector<std::pair<std::string, std::string>> meta;  // sorted by key
   std::optional<LandlockRuleset> landlock;
+  std::optional<ProcessSettings> process;
   std::vector<SeccompProgram> seccomp;  // by audit_arch; per arch in install order, the main program last
   std::vector<SyscallEntry> syscalls;   // sorted by name
   bool operator==(const Plan&) const = default;

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 
@@ -42,7 +43,7 @@ bool is_normalized(const std::string& path) {
 }
 
 bool is_known(uint32_t type) {
-  return type >= uint32_t(SectionType::kMeta) && type <= uint32_t(SectionType::kSyscallManifest);
+  return type >= uint32_t(SectionType::kMeta) && type <= uint32_t(SectionType::kProcess);
 }
 
 const char* section_name(uint32_t type) {
@@ -51,6 +52,7 @@ const char* section_name(uint32_t type) {
     case SectionType::kLandlock: return "landlock";
     case SectionType::kSeccompProgram: return "seccomp-program";
     case SectionType::kSyscallManifest: return "syscall-manifest";
+    case SectionType::kProcess: return "process";
   }
   return "unknown";
 }
@@ -265,6 +267,58 @@ Status decode_program(ByteReader& r, Plan& plan) {
   return Ok{};
 }
 
+bool is_env_name(const std::string& name, bool prefix_allowed) {
+  std::string stem = name;
+  if (prefix_allowed && !stem.empty() && stem.back() == '*') stem.pop_back();
+  if (stem.empty() || !(std::isalpha(uint8_t(stem[0])) || stem[0] == '_')) return false;
+  return std::all_of(stem.begin(), stem.end(), [](char c) { return std::isalnum(uint8_t(c)) || c == '_'; });
+}
+
+Status decode_process(ByteReader& r, Plan& plan) {
+  if (plan.process) return fault("two process sections");
+  ProcessSettings p;
+  std::optional<uint64_t>* values[] = {&p.open_files, &p.file_size, &p.memory, &p.swap, &p.pids,
+                                       &p.cpu_millicores, &p.wall_clock_seconds, &p.stdout_bytes,
+                                       &p.stderr_bytes};
+  const uint32_t present = r.u32();
+  if (present >> std::size(values)) return fault("process section has undefined value bits");
+  for (size_t i = 0; i < std::size(values); ++i)
+    if (present & (1u << i)) *values[i] = r.u64();
+  p.flags = r.u16();
+  const uint16_t filtered = r.u16();
+  if (!r.ok()) return truncated("process");
+  if (p.flags & ~kProcessResourceDegradable) return fault("process section has undefined flag bits");
+  if (filtered > 1) return fault("process section has an undefined environment mode");
+  p.environment_filtered = filtered == 1;
+  const uint32_t passes = r.u32();
+  if (passes > kMaxListEntries) return fault("process section has too many environment names");
+  for (uint32_t i = 0; i < passes && r.ok(); ++i) {
+    std::string name = r.str16();
+    if (!r.ok()) break;
+    if (!is_env_name(name, true)) return fault("process section has an invalid environment name");
+    if (!p.environment_pass.empty() && p.environment_pass.back() >= name)
+      return fault("process section's environment names are not sorted and unique");
+    p.environment_pass.push_back(std::move(name));
+  }
+  const uint32_t sets = r.u32();
+  if (!r.ok()) return truncated("process");
+  if (sets > kMaxListEntries) return fault("process section has too many environment values");
+  for (uint32_t i = 0; i < sets; ++i) {
+    std::string name = r.str16();
+    std::string value = r.str16();
+    if (!r.ok()) return truncated("process");
+    if (!is_env_name(name, false) || value.find('\0') != std::string::npos)
+      return fault("process section has an invalid environment value");
+    if (!p.environment_set.empty() && p.environment_set.back().first >= name)
+      return fault("process section's environment values are not sorted and unique");
+    p.environment_set.emplace_back(std::move(name), std::move(value));
+  }
+  if (!p.environment_filtered && (!p.environment_pass.empty() || !p.environment_set.empty()))
+    return fault("process section lists environment variables but does not filter the environment");
+  plan.process = std::move(p);
+  return Ok{};
+}
+
 Status decode_manifest(ByteReader& r, Plan& plan) {
   const uint32_t count = r.u32();
   if (count > kMaxListEntries) return fault("syscall manifest has too many entries");
@@ -301,6 +355,7 @@ Status decode_section(const SectionEntry& e, std::span<const uint8_t> body, Plan
       seen_manifest = true;
       status = decode_manifest(r, plan);
       break;
+    case SectionType::kProcess: status = decode_process(r, plan); break;
   }
   if (!status) return status;
   if (!r.ok()) return fault(std::string(section_name(e.type)) + " section is shorter than its contents");
@@ -363,7 +418,8 @@ Result<Plan> decode_plan(std::span<const uint8_t> bytes) {
       continue;  // unknown and not critical: skip
     }
     const bool critical_by_type = SectionType(e.type) == SectionType::kLandlock ||
-                                  SectionType(e.type) == SectionType::kSeccompProgram;
+                                  SectionType(e.type) == SectionType::kSeccompProgram ||
+                                  SectionType(e.type) == SectionType::kProcess;
     if (critical_by_type && !(e.flags & kSectionCritical))
       return fault(std::string(section_name(e.type)) + " section is not marked critical");
     if (Status s = decode_section(e, bytes.subspan(e.offset, e.length), plan, seen_meta, seen_manifest); !s)

@@ -69,6 +69,30 @@ std::vector<uint8_t> encode_program(const SeccompProgram& program) {
   return std::move(w.bytes());
 }
 
+// Optional u64 values: a presence bitmask, then the present values in order.
+std::vector<uint8_t> encode_process(const ProcessSettings& p) {
+  ByteWriter w;
+  const std::optional<uint64_t>* values[] = {&p.open_files, &p.file_size, &p.memory, &p.swap, &p.pids,
+                                             &p.cpu_millicores, &p.wall_clock_seconds, &p.stdout_bytes,
+                                             &p.stderr_bytes};
+  uint32_t present = 0;
+  for (size_t i = 0; i < std::size(values); ++i)
+    if (*values[i]) present |= 1u << i;
+  w.u32(present);
+  for (const auto* value : values)
+    if (*value) w.u64(**value);
+  w.u16(p.flags);
+  w.u16(p.environment_filtered ? 1 : 0);
+  w.u32(uint32_t(p.environment_pass.size()));
+  for (const std::string& name : p.environment_pass) w.str16(name);
+  w.u32(uint32_t(p.environment_set.size()));
+  for (const auto& [name, value] : p.environment_set) {
+    w.str16(name);
+    w.str16(value);
+  }
+  return std::move(w.bytes());
+}
+
 std::vector<uint8_t> encode_manifest(const Plan& plan) {
   ByteWriter w;
   w.u32(uint32_t(plan.syscalls.size()));
@@ -87,6 +111,7 @@ std::vector<Section> sections_of(const Plan& plan) {
     sections.push_back({SectionType::kLandlock, kSectionCritical, encode_landlock(*plan.landlock)});
   for (const SeccompProgram& program : plan.seccomp)
     sections.push_back({SectionType::kSeccompProgram, kSectionCritical, encode_program(program)});
+  if (plan.process) sections.push_back({SectionType::kProcess, kSectionCritical, encode_process(*plan.process)});
   sections.push_back({SectionType::kSyscallManifest, 0, encode_manifest(plan)});
   return sections;
 }

@@ -123,9 +123,9 @@ TEST_CASE("json: an unreadable file is at line 1, column 1") {
 
 TEST_CASE("sarif: a 2.1.0 log GitHub code scanning accepts") {
   TempDir out;
-  const Parsed p = run_json({"compile", "duplicate-key.yaml", "relative-path.yaml", "credential-in-env.yaml",
-                             "-o", compile_plan(out), "--diagnostics-format=sarif"},
-                            broken());
+  const Parsed p = run_json({"compile", "broken/duplicate-key.yaml", "broken/relative-path.yaml",
+                             "warnings/credential-in-env.yaml", "-o", compile_plan(out), "--diagnostics-format=sarif"},
+                            testdata());
   CHECK(p.run.exit_code == 1);
   const Json& log = p.doc;
   CHECK(log["$schema"] == "https://json.schemastore.org/sarif-2.1.0.json");
@@ -186,13 +186,13 @@ TEST_CASE("sarif: a 2.1.0 log GitHub code scanning accepts") {
   CHECK(dup["level"] == "error");
   CHECK(dup["message"]["text"] == "duplicate key 'read'");
   const Json& where = dup["locations"][0]["physicalLocation"];
-  CHECK(where["artifactLocation"]["uri"] == "duplicate-key.yaml");
+  CHECK(where["artifactLocation"]["uri"] == "broken/duplicate-key.yaml");
   CHECK(where["region"] == Json::parse(R"({"startLine":11,"startColumn":5,"endColumn":9})"));
   REQUIRE(dup["relatedLocations"].size() == 1);
   const Json& related = dup["relatedLocations"][0];
   CHECK(related["id"] == 1);
   CHECK(related["message"]["text"] == "first set here");
-  CHECK(related["physicalLocation"]["artifactLocation"]["uri"] == "duplicate-key.yaml");
+  CHECK(related["physicalLocation"]["artifactLocation"]["uri"] == "broken/duplicate-key.yaml");
   CHECK(related["physicalLocation"]["region"]["startLine"] == 10);
   CHECK(related["physicalLocation"]["region"]["startColumn"] == 5);
 
@@ -202,7 +202,7 @@ TEST_CASE("sarif: a 2.1.0 log GitHub code scanning accepts") {
     saw_warning = true;
     CHECK(result["level"] == "warning");
     CHECK((*rule_of(run0, result))["defaultConfiguration"]["level"] == "warning");
-    CHECK(result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "credential-in-env.yaml");
+    CHECK(result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "warnings/credential-in-env.yaml");
   }
   CHECK(saw_warning);
 }

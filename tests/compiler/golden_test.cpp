@@ -78,6 +78,20 @@ TEST_CASE("every broken policy gets exactly its expected diagnostics and no plan
   }
 }
 
+TEST_CASE("every policy in testdata/warnings compiles with exactly its expected warnings") {
+  const std::string dir = testdata() + "/warnings";
+  for (const std::string& name : files_in(dir)) {
+    SUBCASE(name.c_str()) {
+      TempDir out;
+      const Run r = run({binary("AASMC"), "compile", name, "-o", out / "plan.bin"}, dir);
+      INFO("stderr:\n", r.err);
+      CHECK(r.exit_code == 0);
+      CHECK(diagnostic_lines(r.err, name) == expectations(read_file(dir + "/" + name)));
+      CHECK(exists(out / "plan.bin"));
+    }
+  }
+}
+
 TEST_CASE("a missing policy file is an error at file:1:1, exit 1") {
   TempDir out;
   const Run r = run({binary("AASMC"), "compile", out / "missing.yaml", "-o", out / "plan.bin"});

@@ -1,0 +1,40 @@
+// The supervisor's loop while the command runs: relay its output through
+// pipes counting bytes, enforce the wall-clock deadline and the output
+// limits, forward SIGINT/SIGTERM/SIGHUP, and notice the command's exit
+// without waiting on descendants that keep a pipe open.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+
+namespace aasm {
+
+struct SupervisionLimits {
+  std::optional<uint64_t> wall_clock_seconds, stdout_bytes, stderr_bytes;
+};
+
+enum class Ending { kExited, kDeadline, kStdoutLimit, kStderrLimit };
+const char* ending_name(Ending ending);
+
+struct SupervisionResult {
+  int status = 0;  // waitpid status of the command
+  Ending ending = Ending::kExited;
+  uint64_t stdout_bytes = 0, stderr_bytes = 0;
+};
+
+struct SupervisedChild {
+  pid_t pid = -1;
+  int pidfd = -1;          // readable when the command exits
+  int stdout_read = -1;    // -1: the command writes to the launcher's stdout itself
+  int stderr_read = -1;
+  int signal_fd = -1;      // signalfd of SIGINT, SIGTERM, SIGHUP (blocked in the supervisor)
+};
+
+// `kill_tree` ends the whole tree (the deadline, an output limit).
+SupervisionResult supervise(const SupervisedChild& child, const SupervisionLimits& limits,
+                            const std::function<void()>& kill_tree);
+
+}  // namespace aasm
