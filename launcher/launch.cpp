@@ -30,6 +30,7 @@
 #include "supervisor/landlock_negotiation.h"
 #include "supervisor/path_binding.h"
 #include "supervisor/environment.h"
+#include "supervisor/janitor.h"
 #include "supervisor/receipt.h"
 #include "supervisor/supervise.h"
 
@@ -363,6 +364,12 @@ int launch(const LaunchRequest& request) {
   for (int fd : {prepared->ruleset_fd, prepared->denied_dir_fd, out_pipe[1], err_pipe[1]})
     if (fd >= 0) ::close(fd);
 
+  // If this supervisor is killed, the janitor ends the command's group.
+  auto janitor = Janitor::start(child);
+  if (!janitor) {
+    ::kill(child, SIGKILL);
+    return refuse(janitor.error().message);
+  }
   const int pidfd = int(::syscall(SYS_pidfd_open, child, 0));
   if (pidfd < 0) {
     ::kill(child, SIGKILL);
@@ -378,6 +385,9 @@ int launch(const LaunchRequest& request) {
       supervise({child, pidfd, out_pipe[0], err_pipe[0], signal_fd}, limits, kill_tree);
   ::close(pidfd);
   if (signal_fd >= 0) ::close(signal_fd);
+  // At the end, always: whatever of the command's group is left goes too.
+  kill_tree();
+  janitor->release();
   const int status = supervised.status;
   int code = WIFSIGNALED(status) ? exit_code::kSignalBase + WTERMSIG(status) : WEXITSTATUS(status);
   if (supervised.ending != Ending::kExited)
