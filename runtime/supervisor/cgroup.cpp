@@ -1,0 +1,776 @@
+#include "supervisor/cgroup.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <set>
+#include <thread>
+
+namespace aasm::cgroup {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The controllers a run may ask for, and freezer, which v1 cleanup uses to
+// stop a tree from forking while it is being killed.
+constexpr const char* kMemory = "memory";
+constexpr const char* kPids = "pids";
+constexpr const char* kCpu = "cpu";
+constexpr const char* kFreezer = "freezer";
+
+// Bounds on what a cleanup walks: a run could create sub-groups of its own.
+constexpr int kMaxDepth = 32;
+constexpr size_t kMaxDirs = 4096;
+
+std::string errno_text(int error) { return std::string(strerrorname_np(error) ? strerrorname_np(error) : "?") + " (" + std::strerror(error) + ")"; }
+
+std::optional<std::string> read_file(const std::string& path, int* error = nullptr) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (error) *error = errno;
+    return std::nullopt;
+  }
+  std::string text;
+  char buffer[4096];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      if (error) *error = errno;
+      ::close(fd);
+      return std::nullopt;
+    }
+    if (n == 0) break;
+    text.append(buffer, size_t(n));
+    if (text.size() > (1u << 24)) break;  // a cgroup file is never this large
+  }
+  ::close(fd);
+  return text;
+}
+
+// One write(2) of the whole value: cgroup files take one value per write.
+int write_file(const std::string& path, const std::string& value) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return errno;
+  ssize_t n;
+  do n = ::write(fd, value.data(), value.size());
+  while (n < 0 && errno == EINTR);
+  const int error = n < 0 ? errno : (size_t(n) == value.size() ? 0 : EIO);
+  ::close(fd);
+  return error;
+}
+
+bool exists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
+
+std::string trim(std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  return text;
+}
+
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (;;) {
+    const size_t end = text.find(separator, start);
+    parts.push_back(text.substr(start, end - start));
+    if (end == std::string::npos) return parts;
+    start = end + 1;
+  }
+}
+
+// "key value" lines (memory.events, memory.oom_control, pids.events, cgroup.events).
+std::optional<uint64_t> keyed_value(const std::string& text, const std::string& key) {
+  for (const std::string& line : split(text, '\n')) {
+    if (line.size() > key.size() && line.compare(0, key.size(), key) == 0 && line[key.size()] == ' ')
+      return std::strtoull(line.c_str() + key.size() + 1, nullptr, 10);
+  }
+  return std::nullopt;
+}
+
+std::vector<pid_t> read_procs(const std::string& dir) {
+  std::vector<pid_t> pids;
+  if (auto text = read_file(dir + "/cgroup.procs"))
+    for (const std::string& line : split(*text, '\n'))
+      if (!line.empty()) pids.push_back(pid_t(std::strtol(line.c_str(), nullptr, 10)));
+  return pids;
+}
+
+// mountinfo escapes blanks in paths as octal (\040).
+std::string unescape_mount_path(const std::string& text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\\' && i + 3 < text.size()) {
+      const std::string octal = text.substr(i + 1, 3);
+      if (octal.size() == 3 && std::all_of(octal.begin(), octal.end(), [](char c) { return c >= '0' && c <= '7'; })) {
+        out.push_back(char(std::strtol(octal.c_str(), nullptr, 8)));
+        i += 3;
+        continue;
+      }
+    }
+    out.push_back(text[i]);
+  }
+  return out;
+}
+
+// One cgroup hierarchy as this process sees it.
+struct Hierarchy {
+  bool v2 = false;
+  std::vector<std::string> controllers;  // v1: bound to this hierarchy; v2: delegated to our children
+  std::string mount_point;
+  std::string mount_root;   // the hierarchy path mounted there (not "/" inside some containers)
+  std::string own_path;     // the launcher's cgroup, as /proc/self/cgroup names it
+  std::string own_dir;      // the same as a directory; empty when it is not reachable
+  std::string problem;      // why own_dir is empty or unusable
+
+  bool has(const std::string& controller) const {
+    return std::find(controllers.begin(), controllers.end(), controller) != controllers.end();
+  }
+  bool usable() const { return !own_dir.empty() && problem.empty(); }
+};
+
+struct Host {
+  std::vector<Hierarchy> v1;
+  std::optional<Hierarchy> v2;
+  std::string problem;  // /proc/self/cgroup or mountinfo unreadable
+
+  const Hierarchy* v1_for(const std::string& controller) const {
+    for (const Hierarchy& h : v1)
+      if (h.has(controller)) return &h;
+    return nullptr;
+  }
+};
+
+void locate_own_dir(Hierarchy& h) {
+  if (h.own_path.empty()) {
+    h.problem = "the launcher's cgroup in this hierarchy is not listed in /proc/self/cgroup";
+    return;
+  }
+  const std::string& root = h.mount_root;
+  std::string relative;
+  if (root == "/") {
+    relative = h.own_path == "/" ? "" : h.own_path;
+  } else if (h.own_path == root) {
+    relative = "";
+  } else if (h.own_path.compare(0, root.size() + 1, root + "/") == 0) {
+    relative = h.own_path.substr(root.size());
+  } else {
+    h.problem = "the launcher's cgroup " + h.own_path + " lies outside the part of the hierarchy mounted at " +
+                h.mount_point + " (" + root + ")";
+    return;
+  }
+  h.own_dir = h.mount_point + relative;
+  if (::access(h.own_dir.c_str(), W_OK) != 0)
+    h.problem = "the launcher may not create groups in its own cgroup " + h.own_dir + ": " + errno_text(errno);
+}
+
+Host discover_host() {
+  Host host;
+  // hierarchy id:controllers:path, "0::path" being v2.
+  int error = 0;
+  auto self = read_file("/proc/self/cgroup", &error);
+  if (!self) {
+    host.problem = "cannot read /proc/self/cgroup: " + errno_text(error);
+    return host;
+  }
+  struct Membership { std::vector<std::string> controllers; std::string path; bool v2; };
+  std::vector<Membership> memberships;
+  for (const std::string& line : split(*self, '\n')) {
+    const size_t first = line.find(':');
+    const size_t second = first == std::string::npos ? first : line.find(':', first + 1);
+    if (second == std::string::npos) continue;
+    const std::string id = line.substr(0, first);
+    const std::string controllers = line.substr(first + 1, second - first - 1);
+    memberships.push_back({controllers.empty() ? std::vector<std::string>{} : split(controllers, ','),
+                           line.substr(second + 1), id == "0" && controllers.empty()});
+  }
+  auto mounts = read_file("/proc/self/mountinfo", &error);
+  if (!mounts) {
+    host.problem = "cannot read /proc/self/mountinfo: " + errno_text(error);
+    return host;
+  }
+  for (const std::string& line : split(*mounts, '\n')) {
+    // id parent major:minor root mount-point options [optional...] - type source super-options
+    const std::vector<std::string> fields = split(line, ' ');
+    const auto dash = std::find(fields.begin(), fields.end(), "-");
+    if (fields.size() < 6 || dash == fields.end() || fields.end() - dash < 4) continue;
+    const std::string type = *(dash + 1);
+    if (type != "cgroup" && type != "cgroup2") continue;
+    Hierarchy h;
+    h.v2 = type == "cgroup2";
+    h.mount_root = unescape_mount_path(fields[3]);
+    h.mount_point = unescape_mount_path(fields[4]);
+    if (h.v2) {
+      if (host.v2) continue;  // the first mount of the unified hierarchy
+      for (const Membership& m : memberships)
+        if (m.v2) h.own_path = m.path;
+      locate_own_dir(h);
+      // Delegated means: already enabled for our children. Enabling it
+      // ourselves would write to a cgroup this launcher did not create.
+      if (!h.own_dir.empty())
+        if (auto subtree = read_file(h.own_dir + "/cgroup.subtree_control"))
+          for (const std::string& c : split(trim(*subtree), ' '))
+            if (!c.empty()) h.controllers.push_back(c);
+      host.v2 = h;
+      continue;
+    }
+    for (const std::string& option : split(*(dash + 3), ','))
+      if (option == kMemory || option == kPids || option == kCpu || option == "cpuacct" || option == kFreezer)
+        h.controllers.push_back(option);
+    if (h.controllers.empty()) continue;
+    bool seen = false;
+    for (const Hierarchy& other : host.v1) seen = seen || other.controllers == h.controllers;
+    if (seen) continue;  // a second mount of the same hierarchy
+    for (const Membership& m : memberships)
+      if (!m.v2 && std::find(m.controllers.begin(), m.controllers.end(), h.controllers.front()) != m.controllers.end())
+        h.own_path = m.path;
+    locate_own_dir(h);
+    host.v1.push_back(h);
+  }
+  return host;
+}
+
+std::vector<std::string> needed_controllers(const Limits& limits) {
+  std::vector<std::string> needed;
+  if (limits.memory_bytes || limits.swap_bytes) needed.push_back(kMemory);
+  if (limits.pids) needed.push_back(kPids);
+  if (limits.cpu_millicores) needed.push_back(kCpu);
+  return needed;
+}
+
+// Why `controller` cannot be had on v2, v1 or either, for a refusal.
+std::string why_unavailable(const Host& host, const std::string& controller, bool v2_side = true, bool v1_side = true) {
+  std::string why = controller + ": ";
+  if (!v2_side) {
+  } else if (host.v2) {
+    if (!host.v2->usable())
+      why += "cgroup v2 at " + host.v2->mount_point + ": " + host.v2->problem;
+    else
+      why += "cgroup v2 at " + host.v2->mount_point + " does not delegate it to the launcher's cgroup " +
+             host.v2->own_dir + " (its cgroup.subtree_control does not list it)";
+  } else {
+    why += "no cgroup v2 hierarchy is mounted";
+  }
+  if (!v1_side) return why;
+  if (v2_side) why += "; ";
+  const Hierarchy* v1 = host.v1_for(controller);
+  if (!v1)
+    why += "no v1 " + controller + " hierarchy is mounted";
+  else
+    why += "v1 " + controller + " hierarchy at " + v1->mount_point + ": " + v1->problem;
+  return why;
+}
+
+bool host_has_swap() {
+  auto swaps = read_file("/proc/swaps");
+  if (!swaps) return true;  // unknown: assume the worst
+  // A header line, then one line per swap area.
+  size_t lines = 0;
+  for (const std::string& line : split(trim(*swaps), '\n'))
+    if (!line.empty()) ++lines;
+  return lines > 1;
+}
+
+// Every directory of the group's tree, parents before children.
+std::vector<std::string> tree_of(const std::string& root) {
+  std::vector<std::string> dirs;
+  std::vector<std::pair<std::string, int>> pending{{root, 0}};
+  while (!pending.empty() && dirs.size() < kMaxDirs) {
+    auto [dir, depth] = pending.back();
+    pending.pop_back();
+    if (!exists(dir)) continue;
+    dirs.push_back(dir);
+    if (depth >= kMaxDepth) continue;
+    DIR* stream = ::opendir(dir.c_str());
+    if (!stream) continue;
+    while (dirent* entry = ::readdir(stream)) {
+      if (entry->d_type != DT_DIR || std::strcmp(entry->d_name, ".") == 0 || std::strcmp(entry->d_name, "..") == 0)
+        continue;
+      pending.push_back({dir + "/" + entry->d_name, depth + 1});
+    }
+    ::closedir(stream);
+  }
+  return dirs;
+}
+
+int pidfd_open(pid_t pid) { return int(::syscall(SYS_pidfd_open, pid, 0)); }
+int pidfd_send_signal(int pidfd, int signal) { return int(::syscall(SYS_pidfd_send_signal, pidfd, signal, nullptr, 0)); }
+
+void sleep_briefly(std::chrono::milliseconds step) { std::this_thread::sleep_for(step); }
+
+}  // namespace
+
+const char* version_name(Version version) { return version == Version::kV2 ? "v2" : "v1"; }
+
+RunCgroup::RunCgroup(RunCgroup&& other) noexcept
+    : version_(other.version_),
+      groups_(std::move(other.groups_)),
+      v2_fd_(std::exchange(other.v2_fd_, -1)),
+      knobs_(std::move(other.knobs_)),
+      notes_(std::move(other.notes_)),
+      removed_(other.removed_) {}
+
+RunCgroup& RunCgroup::operator=(RunCgroup&& other) noexcept {
+  if (this != &other) {
+    if (v2_fd_ >= 0) ::close(v2_fd_);
+    version_ = other.version_;
+    groups_ = std::move(other.groups_);
+    v2_fd_ = std::exchange(other.v2_fd_, -1);
+    knobs_ = std::move(other.knobs_);
+    notes_ = std::move(other.notes_);
+    removed_ = other.removed_;
+  }
+  return *this;
+}
+
+RunCgroup::~RunCgroup() {
+  if (v2_fd_ >= 0) ::close(v2_fd_);
+}
+
+Result<RunCgroup> RunCgroup::create(const Limits& limits, const std::string& name) {
+  return create_impl(limits, name, std::nullopt);
+}
+
+Result<RunCgroup> RunCgroup::create(const Limits& limits, const std::string& name, Version version) {
+  return create_impl(limits, name, version);
+}
+
+Result<RunCgroup> RunCgroup::create_impl(const Limits& limits, const std::string& name,
+                                         std::optional<Version> wanted) {
+  if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos || name.size() > 200 ||
+      name.find('\n') != std::string::npos)
+    return make_error("cgroup: the run's cgroup name '" + name + "' is not a single path component");
+  if (limits.cpu_millicores && *limits.cpu_millicores == 0)
+    return make_error("cgroup: a CPU quota of 0 millicores would never let the command run");
+  if (limits.pids && *limits.pids == 0) return make_error("cgroup: a task ceiling of 0 would not let the command start");
+
+  const Host host = discover_host();
+  if (!host.problem.empty()) return make_error("cgroup: " + host.problem);
+  const std::vector<std::string> needed = needed_controllers(limits);
+
+  const bool v2_fits = host.v2 && host.v2->usable() &&
+                       std::all_of(needed.begin(), needed.end(), [&](const std::string& c) { return host.v2->has(c); });
+  const bool v1_fits = std::all_of(needed.begin(), needed.end(), [&](const std::string& c) {
+    const Hierarchy* h = host.v1_for(c);
+    return h && h->usable();
+  });
+  Version version;
+  if (wanted) {
+    version = *wanted;
+    if ((version == Version::kV2 && !v2_fits) || (version == Version::kV1 && !v1_fits)) {
+      std::string missing;
+      if (version == Version::kV2 && !(host.v2 && host.v2->usable()))
+        missing = host.v2 ? host.v2->problem : "no cgroup v2 hierarchy is mounted";
+      for (const std::string& c : needed) {
+        const bool ok = version == Version::kV2 ? host.v2 && host.v2->has(c) : host.v1_for(c) && host.v1_for(c)->usable();
+        if (!ok)
+          missing += (missing.empty() ? "" : "; ") +
+                     why_unavailable(host, c, version == Version::kV2, version == Version::kV1);
+      }
+      return make_error(std::string("cgroup: cgroup ") + version_name(version) + " cannot hold this run's limits: " +
+                        missing +
+                        (version == Version::kV2
+                             ? ". Remedy: run aasm-launch in a leaf of a v2 subtree delegated to it whose "
+                               "cgroup.subtree_control enables these controllers, or let it use v1"
+                             : ". Remedy: mount the v1 hierarchies writable by the launcher, or let it use v2"));
+    }
+  } else if (v2_fits) {
+    version = Version::kV2;
+  } else if (v1_fits) {
+    version = Version::kV1;
+  } else {
+    std::string missing;
+    for (const std::string& c : needed) {
+      const bool v2_ok = host.v2 && host.v2->usable() && host.v2->has(c);
+      const Hierarchy* v1 = host.v1_for(c);
+      if (!v2_ok && !(v1 && v1->usable())) missing += (missing.empty() ? "" : "; ") + why_unavailable(host, c);
+    }
+    if (missing.empty()) missing = "the controllers are split between v1 and v2, and one run uses one version";
+    return make_error("cgroup: the run's limits need controllers this launcher cannot use: " + missing +
+                      ". Remedy: run aasm-launch in a cgroup v2 subtree delegated to it with these controllers "
+                      "enabled in its cgroup.subtree_control (e.g. systemd-run -p Delegate=yes, then move the "
+                      "launcher into a leaf of that subtree), or on a host that mounts the v1 hierarchies writable "
+                      "by the launcher; or drop the limits from the policy");
+  }
+
+  RunCgroup run;
+  run.version_ = version;
+  auto make_group = [&](const Hierarchy& h, const std::string& controller) -> Status {
+    const std::string dir = h.own_dir + "/" + name;
+    if (::mkdir(dir.c_str(), 0755) != 0) {
+      const int error = errno;
+      if (error == EEXIST)
+        return make_error("cgroup: " + dir + " exists already; a run's cgroup must be new (the name must be unique "
+                          "per run), and one this launcher did not create is never adopted");
+      return make_error("cgroup: cannot create " + dir + ": " + errno_text(error) +
+                        (error == EACCES || error == EPERM || error == EROFS
+                             ? "; the launcher needs write access to its own cgroup (run as root, or delegate it)"
+                             : ""));
+    }
+    run.groups_.push_back({controller, dir, (h.own_path == "/" ? "" : h.own_path) + "/" + name});
+    return Ok{};
+  };
+  auto fail = [&](const Error& error) -> Result<RunCgroup> {
+    run.remove_created_dirs();
+    return error;
+  };
+
+  if (version == Version::kV2) {
+    if (Status made = make_group(*host.v2, ""); !made) return fail(made.error());
+    run.v2_fd_ = ::open(run.groups_.front().path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (run.v2_fd_ < 0) return fail(make_error("cgroup: cannot open " + run.groups_.front().path + ": " + errno_text(errno)));
+  } else {
+    // pids first: it counts every task of the tree, so cleanup tracks the
+    // tree through it even when no task ceiling is asked for. freezer, when
+    // the launcher may use it, stops a fork bomb while it is being killed.
+    std::vector<std::string> controllers = needed;
+    for (const char* extra : {kPids, kFreezer})
+      if (std::find(controllers.begin(), controllers.end(), extra) == controllers.end())
+        if (const Hierarchy* h = host.v1_for(extra); h && h->usable()) controllers.push_back(extra);
+    std::stable_sort(controllers.begin(), controllers.end(),
+                     [](const std::string& a, const std::string& b) { return a == kPids && b != kPids; });
+    if (controllers.empty())
+      return make_error("cgroup: no v1 hierarchy (pids, memory, cpu, freezer) is usable to track the run: " +
+                        why_unavailable(host, kPids));
+    for (const std::string& controller : controllers) {
+      const Hierarchy* h = host.v1_for(controller);
+      // cpu and cpuacct may share one hierarchy; memory, pids, cpu never share with each other here.
+      bool shared = false;
+      for (const Group& g : run.groups_) shared = shared || g.path == h->own_dir + "/" + name;
+      if (shared) continue;
+      if (Status made = make_group(*h, controller); !made) return fail(made.error());
+    }
+  }
+  if (Status written = run.write_limits(limits); !written) return fail(written.error());
+  return run;
+}
+
+Status RunCgroup::write_knob(const std::string& dir, const std::string& file, const std::string& value,
+                             uint64_t page_round) {
+  const std::string path = dir + "/" + file;
+  if (int error = write_file(path, value))
+    return make_error("cgroup: writing '" + value + "' to " + path + " failed: " + errno_text(error));
+  auto back = read_file(path);
+  if (!back) return make_error("cgroup: " + path + " cannot be read back after writing '" + value + "'");
+  const std::string read_back = trim(*back);
+  bool same = read_back == value;
+  if (!same && page_round) {
+    // The memory controller keeps whole pages: it rounds the limit down.
+    const uint64_t wanted = std::strtoull(value.c_str(), nullptr, 10);
+    same = std::strtoull(read_back.c_str(), nullptr, 10) == wanted / page_round * page_round;
+  }
+  if (!same)
+    return make_error("cgroup: after writing '" + value + "' to " + path + " the kernel holds '" + read_back + "'");
+  knobs_.push_back({path, value, read_back});
+  return Ok{};
+}
+
+Status RunCgroup::write_limits(const Limits& limits) {
+  const uint64_t page = uint64_t(::sysconf(_SC_PAGESIZE));
+  auto dir_of = [&](const char* controller) -> const std::string* {
+    for (const Group& g : groups_)
+      if (version_ == Version::kV2 || g.controller == controller) return &g.path;
+    return nullptr;
+  };
+  // The CPU quota: `millicores` thousandths of a CPU per period. The kernel
+  // wants a quota of at least 1 ms, so small quotas get a 1 s period.
+  auto cpu_quota = [&](uint64_t millicores) {
+    const uint64_t period = millicores * 100 >= 1000 ? 100000 : 1000000;
+    return std::pair<uint64_t, uint64_t>{millicores * period / 1000, period};
+  };
+  const bool swap_off_anyway = !host_has_swap();
+
+  if (version_ == Version::kV2) {
+    const std::string& dir = *dir_of("");
+    if (limits.memory_bytes)
+      if (Status s = write_knob(dir, "memory.max", std::to_string(*limits.memory_bytes), page); !s) return s;
+    if (limits.swap_bytes) {
+      if (exists(dir + "/memory.swap.max")) {
+        if (Status s = write_knob(dir, "memory.swap.max", std::to_string(*limits.swap_bytes), page); !s) return s;
+      } else if (*limits.swap_bytes == 0 && swap_off_anyway) {
+        notes_.push_back("swap: " + dir + "/memory.swap.max is absent (no swap accounting), but the host has no "
+                         "swap configured (/proc/swaps lists none): swap is off anyway");
+      } else {
+        return make_error("cgroup: a swap ceiling was asked for but " + dir +
+                          "/memory.swap.max is absent (the kernel does not account swap) while the host has swap; "
+                          "remedy: enable swap accounting (CONFIG_MEMCG_SWAP, swapaccount=1) or turn swap off");
+      }
+    }
+    if (limits.pids)
+      if (Status s = write_knob(dir, "pids.max", std::to_string(*limits.pids), 0); !s) return s;
+    if (limits.cpu_millicores) {
+      const auto [quota, period] = cpu_quota(*limits.cpu_millicores);
+      if (Status s = write_knob(dir, "cpu.max", std::to_string(quota) + " " + std::to_string(period), 0); !s) return s;
+    }
+    return Ok{};
+  }
+
+  if (const std::string* dir = dir_of(kMemory)) {
+    if (limits.memory_bytes)
+      if (Status s = write_knob(*dir, "memory.limit_in_bytes", std::to_string(*limits.memory_bytes), page); !s) return s;
+    if (limits.swap_bytes) {
+      // v1 has no swap-only knob: memsw limits memory plus swap together.
+      if (!limits.memory_bytes)
+        return make_error("cgroup: a swap ceiling without a memory ceiling cannot be expressed on cgroup v1 "
+                          "(memory.memsw.limit_in_bytes bounds memory plus swap); set a memory ceiling too");
+      if (exists(*dir + "/memory.memsw.limit_in_bytes")) {
+        // memsw must not be below the memory limit, which is already written.
+        const uint64_t memsw = *limits.memory_bytes + *limits.swap_bytes;
+        if (Status s = write_knob(*dir, "memory.memsw.limit_in_bytes", std::to_string(memsw), page); !s) return s;
+      } else if (*limits.swap_bytes == 0 && swap_off_anyway) {
+        notes_.push_back("swap: " + *dir + "/memory.memsw.* is absent (swap accounting is off), but the host has no "
+                         "swap configured (/proc/swaps lists none): swap is off anyway");
+      } else {
+        return make_error("cgroup: a swap ceiling was asked for but " + *dir +
+                          "/memory.memsw.limit_in_bytes is absent (swap accounting is off) while the host has swap; "
+                          "remedy: boot with swapaccount=1, turn swap off (swapoff -a), or use cgroup v2");
+      }
+    }
+  }
+  if (limits.pids)
+    if (Status s = write_knob(*dir_of(kPids), "pids.max", std::to_string(*limits.pids), 0); !s) return s;
+  if (limits.cpu_millicores) {
+    const std::string& dir = *dir_of(kCpu);
+    const auto [quota, period] = cpu_quota(*limits.cpu_millicores);
+    if (Status s = write_knob(dir, "cpu.cfs_period_us", std::to_string(period), 0); !s) return s;
+    if (Status s = write_knob(dir, "cpu.cfs_quota_us", std::to_string(quota), 0); !s) return s;
+  }
+  return Ok{};
+}
+
+void RunCgroup::remove_created_dirs() {
+  for (auto it = groups_.rbegin(); it != groups_.rend(); ++it) ::rmdir(it->path.c_str());
+  if (v2_fd_ >= 0) ::close(std::exchange(v2_fd_, -1));
+  groups_.clear();
+}
+
+Status RunCgroup::add(pid_t pid) {
+  if (removed_) return make_error("cgroup: the run's cgroup has been removed");
+  for (const Group& g : groups_)
+    if (int error = write_file(g.path + "/cgroup.procs", std::to_string(pid)))
+      return make_error("cgroup: moving pid " + std::to_string(pid) + " into " + g.path + " failed: " +
+                        errno_text(error));
+  return Ok{};
+}
+
+Events RunCgroup::events() const {
+  Events events;
+  bool memory = false, pids = false;
+  for (const Group& g : groups_) {
+    const bool has_memory = version_ == Version::kV2 ? exists(g.path + "/memory.events") : g.controller == kMemory;
+    const bool has_pids = version_ == Version::kV2 ? exists(g.path + "/pids.events") : g.controller == kPids;
+    // v2 counters are hierarchical; v1 counts in the group where the event
+    // happened, so a v1 tree is summed.
+    const std::vector<std::string> dirs = version_ == Version::kV2 ? std::vector<std::string>{g.path} : tree_of(g.path);
+    for (const std::string& dir : dirs) {
+      if (has_memory) {
+        memory = true;
+        const std::string file = dir + (version_ == Version::kV2 ? "/memory.events" : "/memory.oom_control");
+        auto text = read_file(file);
+        auto value = text ? keyed_value(*text, "oom_kill") : std::nullopt;
+        if (value) events.oom_kills += *value;
+        else events.unreadable.push_back("oom_kills: " + file + " has no oom_kill counter");
+      }
+      if (has_pids) {
+        pids = true;
+        const std::string file = dir + "/pids.events";
+        auto text = read_file(file);
+        auto value = text ? keyed_value(*text, "max") : std::nullopt;
+        if (value) events.pids_max_hits += *value;
+        else events.unreadable.push_back("pids_max_hits: " + file + " has no max counter");
+      }
+    }
+  }
+  if (!memory) events.unreadable.push_back("oom_kills: the run has no memory group to count them");
+  if (!pids) events.unreadable.push_back("pids_max_hits: the run has no pids group to count them");
+  return events;
+}
+
+// Signals `pid` only if it is still a member of `dir` (one of the run's
+// groups): the pidfd pins the process, /proc/<pid>/cgroup is read after it
+// is pinned, and a process that exited meanwhile is not signalled at all (its
+// pidfd refers to the dead one, never to a process that reused the number).
+bool RunCgroup::signal_if_ours(pid_t pid, const Group& group, const std::string& dir) const {
+  const std::string wanted = group.hierarchy_path + dir.substr(group.path.size());
+  const int pidfd = pidfd_open(pid);
+  if (pidfd < 0) return false;  // gone (ESRCH)
+  bool ours = false;
+  if (auto text = read_file("/proc/" + std::to_string(pid) + "/cgroup")) {
+    for (const std::string& line : split(*text, '\n')) {
+      const size_t first = line.find(':');
+      const size_t second = first == std::string::npos ? first : line.find(':', first + 1);
+      if (second == std::string::npos) continue;
+      const std::vector<std::string> controllers = split(line.substr(first + 1, second - first - 1), ',');
+      const bool line_matches = version_ == Version::kV2
+                                    ? line.compare(0, 3, "0::") == 0
+                                    : std::find(controllers.begin(), controllers.end(), group.controller) != controllers.end();
+      if (line_matches) ours = line.substr(second + 1) == wanted;
+    }
+  }
+  bool sent = false;
+  if (ours) sent = pidfd_send_signal(pidfd, SIGKILL) == 0;
+  ::close(pidfd);
+  return sent;
+}
+
+Cleanup RunCgroup::kill_and_remove(const KillOptions& options) {
+  Cleanup cleanup;
+  const auto deadline = Clock::now() + options.deadline;
+  std::set<pid_t> signalled;
+
+  // v2: cgroup.kill kills the whole subtree at once, forks in flight included.
+  if (version_ == Version::kV2 && !groups_.empty() && exists(groups_.front().path + "/cgroup.kill"))
+    write_file(groups_.front().path + "/cgroup.kill", "1");
+  // v1: a frozen tree cannot fork, so one pass of SIGKILL finds every task;
+  // the signals are delivered when it thaws.
+  const Group* freezer = nullptr;
+  for (const Group& g : groups_)
+    if (g.controller == kFreezer) freezer = &g;
+  bool frozen = false;
+  if (freezer && write_file(freezer->path + "/freezer.state", "FROZEN") == 0) {
+    frozen = true;
+    const auto freeze_deadline = std::min(deadline, Clock::now() + std::chrono::milliseconds(1000));
+    while (Clock::now() < freeze_deadline) {
+      auto state = read_file(freezer->path + "/freezer.state");
+      if (state && trim(*state) == "FROZEN") break;
+      sleep_briefly(std::chrono::milliseconds(1));
+    }
+  }
+
+  // Kill what the groups list until they are proven empty, or time is up.
+  bool empty = false;
+  std::vector<std::string> last_state;
+  for (;;) {
+    last_state.clear();
+    bool any = false;
+    for (const Group& g : groups_) {
+      for (const std::string& dir : tree_of(g.path)) {
+        for (pid_t pid : read_procs(dir)) {
+          any = true;
+          last_state.push_back("pid " + std::to_string(pid) + " in " + dir);
+          if (signal_if_ours(pid, g, dir)) signalled.insert(pid);
+        }
+      }
+    }
+    if (frozen) {
+      write_file(freezer->path + "/freezer.state", "THAWED");
+      frozen = false;
+    }
+    if (options.reap == Reap::kSignalled)
+      for (pid_t pid : signalled) ::waitpid(pid, nullptr, WNOHANG);
+    if (options.reap == Reap::kAllChildren)
+      while (::waitpid(-1, nullptr, WNOHANG) > 0) {
+      }
+    // Exited but unreaped tasks are no longer listed in cgroup.procs, yet
+    // pids.current still counts them: empty means both say so.
+    if (!any) {
+      for (const Group& g : groups_) {
+        if (!exists(g.path + "/pids.current")) continue;
+        auto current = read_file(g.path + "/pids.current");
+        const uint64_t n = current ? std::strtoull(current->c_str(), nullptr, 10) : 1;
+        if (n != 0) {
+          any = true;
+          last_state.push_back(g.path + ": pids.current = " + (current ? trim(*current) : "unreadable") +
+                               " although cgroup.procs lists no task (exited tasks their parent has not reaped)");
+        }
+      }
+      if (version_ == Version::kV2 && !groups_.empty()) {
+        auto events = read_file(groups_.front().path + "/cgroup.events");
+        if (!events || keyed_value(*events, "populated").value_or(1) != 0) {
+          any = true;
+          last_state.push_back(groups_.front().path + ": cgroup.events does not say populated 0");
+        }
+      }
+    }
+    if (!any) {
+      empty = true;
+      break;
+    }
+    if (Clock::now() >= deadline) break;
+    sleep_briefly(std::chrono::milliseconds(2));
+  }
+  if (!empty) cleanup.residuals = last_state;
+
+  // Remove deepest first; a group that just emptied may still be busy for a moment.
+  for (const Group& g : groups_) {
+    std::vector<std::string> dirs = tree_of(g.path);
+    for (auto it = dirs.rbegin(); it != dirs.rend(); ++it) {
+      int error = 0;
+      for (;;) {
+        if (::rmdir(it->c_str()) == 0 || errno == ENOENT) {
+          error = 0;
+          break;
+        }
+        error = errno;
+        if (error != EBUSY || Clock::now() >= deadline) break;
+        sleep_briefly(std::chrono::milliseconds(2));
+      }
+      if (error) cleanup.residuals.push_back("cgroup dir " + *it + " not removed: " + errno_text(error));
+    }
+    if (exists(g.path) && std::none_of(cleanup.residuals.begin(), cleanup.residuals.end(),
+                                       [&](const std::string& r) { return r.find(g.path) != std::string::npos; }))
+      cleanup.residuals.push_back("cgroup dir " + g.path + " still exists");
+  }
+  if (v2_fd_ >= 0) ::close(std::exchange(v2_fd_, -1));
+  removed_ = true;
+  cleanup.complete = empty && cleanup.residuals.empty();
+  return cleanup;
+}
+
+std::vector<std::string> RunCgroup::paths() const {
+  std::vector<std::string> paths;
+  for (const Group& g : groups_) paths.push_back(g.path);
+  return paths;
+}
+
+std::string describe_host_support() {
+  const Host host = discover_host();
+  if (!host.problem.empty()) return "cgroups: " + host.problem + "\n";
+  std::string text;
+  if (host.v2) {
+    const Hierarchy& h = *host.v2;
+    text += "cgroup v2 at " + h.mount_point + ": launcher's cgroup " + (h.own_path.empty() ? "?" : h.own_path);
+    if (!h.usable()) {
+      text += " (" + h.problem + ")\n";
+    } else {
+      std::string delegated;
+      for (const std::string& c : h.controllers) delegated += (delegated.empty() ? "" : " ") + c;
+      text += " at " + h.own_dir + "; controllers delegated to its children: " +
+              (delegated.empty() ? "none" : delegated) + (exists(h.own_dir + "/cgroup.kill") ? "; cgroup.kill present" : "") +
+              "\n";
+    }
+  } else {
+    text += "cgroup v2: not mounted\n";
+  }
+  for (const char* controller : {kMemory, kPids, kCpu, kFreezer}) {
+    const Hierarchy* h = host.v1_for(controller);
+    text += std::string("v1 ") + controller + ": ";
+    if (!h) {
+      text += "not mounted\n";
+      continue;
+    }
+    text += "at " + h->mount_point + ", launcher's cgroup " + (h->own_path.empty() ? "?" : h->own_path);
+    if (!h->usable()) {
+      text += " (" + h->problem + ")\n";
+      continue;
+    }
+    text += " at " + h->own_dir + ", groups can be created there";
+    if (std::string(controller) == kMemory)
+      text += exists(h->own_dir + "/memory.memsw.limit_in_bytes") ? "; swap accounted (memory.memsw.*)"
+                                                                   : "; swap not accounted (no memory.memsw.*)";
+    text += "\n";
+  }
+  text += std::string("swap: ") + (host_has_swap() ? "configured" : "none configured (/proc/swaps)") + "\n";
+  return text;
+}
+
+}  // namespace aasm::cgroup
