@@ -200,6 +200,13 @@ std::set<std::string> own_cgroup_dirs() {
   return dirs;
 }
 
+// Creating groups needs root here; elsewhere these tests say so and stop.
+bool privileged() {
+  if (::geteuid() == 0) return true;
+  MESSAGE("not root: the cgroup tests need to create groups and are skipped");
+  return false;
+}
+
 std::string parent_of(const std::string& path) { return path.substr(0, path.rfind('/')); }
 
 }  // namespace
@@ -212,6 +219,7 @@ TEST_CASE("cgroup: the host's support is described without creating anything") {
 }
 
 TEST_CASE("cgroup: every limit is written and the kernel holds it") {
+  if (!privileged()) return;
   const std::string name = unique_name("limits");
   GroupGuard group(RunCgroup::create({uint64_t(64) << 20, 0, 32, 1500}, name));
   REQUIRE(group);
@@ -259,6 +267,7 @@ TEST_CASE("cgroup: every limit is written and the kernel holds it") {
 }
 
 TEST_CASE("cgroup: a small CPU quota gets a longer period; zero quota and zero tasks are refused") {
+  if (!privileged()) return;
   GroupGuard group(RunCgroup::create({std::nullopt, std::nullopt, std::nullopt, 5}, unique_name("cpu")));
   REQUIRE(group);
   bool seen = false;
@@ -277,6 +286,7 @@ TEST_CASE("cgroup: a small CPU quota gets a longer period; zero quota and zero t
 }
 
 TEST_CASE("cgroup: the run's groups are created beneath the launcher's own cgroup, one per hierarchy") {
+  if (!privileged()) return;
   const std::set<std::string> own = own_cgroup_dirs();
   REQUIRE_FALSE(own.empty());
   const std::string name = unique_name("beneath");
@@ -292,6 +302,7 @@ TEST_CASE("cgroup: the run's groups are created beneath the launcher's own cgrou
 }
 
 TEST_CASE("cgroup: a name that exists, or is not one path component, is refused and nothing is left behind") {
+  if (!privileged()) return;
   const std::string name = unique_name("twice");
   GroupGuard first(RunCgroup::create({std::nullopt, std::nullopt, 8, std::nullopt}, name));
   REQUIRE(first);
@@ -309,6 +320,7 @@ TEST_CASE("cgroup: a name that exists, or is not one path component, is refused 
 }
 
 TEST_CASE("cgroup: a controller the launcher cannot use is refused naming what is missing and the remedy") {
+  if (!privileged()) return;
   if (host_version() != Version::kV1) return;  // only a host whose v2 delegates nothing can show it
   auto refused = RunCgroup::create({std::nullopt, std::nullopt, 16, std::nullopt}, unique_name("v2pids"), Version::kV2);
   REQUIRE_FALSE(refused);
@@ -318,6 +330,7 @@ TEST_CASE("cgroup: a controller the launcher cannot use is refused naming what i
 }
 
 TEST_CASE("cgroup: a forked child added to the run is listed in every group, and cleanup kills and reaps it") {
+  if (!privileged()) return;
   GroupGuard group(RunCgroup::create({uint64_t(64) << 20, 0, 32, 1500}, unique_name("add")));
   REQUIRE(group);
   Child child([] {
@@ -340,6 +353,7 @@ TEST_CASE("cgroup: a forked child added to the run is listed in every group, and
 }
 
 TEST_CASE("cgroup: an unreaped child keeps the run from being proven empty, and the report says why") {
+  if (!privileged()) return;
   GroupGuard group(RunCgroup::create({std::nullopt, std::nullopt, 8, std::nullopt}, unique_name("zombie")));
   REQUIRE(group);
   Child child([] { return 0; });
@@ -367,6 +381,7 @@ TEST_CASE("cgroup: an unreaped child keeps the run from being proven empty, and 
 }
 
 TEST_CASE("cgroup: a fork bomb stops at the task ceiling and pids.events counts it; without the ceiling it does not") {
+  if (!privileged()) return;
   const Version version = host_version();
   SUBCASE("ceiling of 16") {
     GroupGuard group(RunCgroup::create({std::nullopt, std::nullopt, 16, std::nullopt}, unique_name("bomb"), version));
@@ -407,6 +422,7 @@ TEST_CASE("cgroup: a fork bomb stops at the task ceiling and pids.events counts 
 }
 
 TEST_CASE("cgroup: a memory bomb over the ceiling is OOM-killed and the counter says so; under a larger ceiling it completes") {
+  if (!privileged()) return;
   const Version version = host_version();
   SUBCASE("256 MiB under 32 MiB") {
     GroupGuard group(RunCgroup::create({uint64_t(32) << 20, 0, std::nullopt, std::nullopt}, unique_name("oom"), version));
@@ -452,6 +468,7 @@ struct Subreaper {
 };
 
 TEST_CASE("cgroup: cleanup kills a double-forked setsid child that ignores SIGTERM and removes every group") {
+  if (!privileged()) return;
   Subreaper subreaper;
   GroupGuard group(RunCgroup::create({uint64_t(64) << 20, 0, 32, std::nullopt}, unique_name("escape")));
   REQUIRE(group);
@@ -503,6 +520,7 @@ TEST_CASE("cgroup: cleanup kills a double-forked setsid child that ignores SIGTE
 }
 
 TEST_CASE("cgroup: on v2, a child cloned straight into the group is killed through cgroup.kill") {
+  if (!privileged()) return;
   auto created = RunCgroup::create({}, unique_name("v2"), Version::kV2);
   if (!created) {
     MESSAGE("no usable cgroup v2 here: " << created.error().message);
