@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <new>
 #include <optional>
 #include <cerrno>
@@ -29,6 +30,7 @@
 #include "kernel/landlock_uapi.h"
 #include "supervisor/landlock_negotiation.h"
 #include "supervisor/path_binding.h"
+#include "supervisor/cgroup.h"
 #include "supervisor/environment.h"
 #include "supervisor/janitor.h"
 #include "supervisor/receipt.h"
@@ -87,6 +89,8 @@ struct Prepared {
   int ruleset_fd = -1;
   int denied_dir_fd = -1;  // for the self-check; -1: no read right handled, or no candidate
   int last_capability = 63;
+  std::optional<cgroup::RunCgroup> cgroup;  // the run's, when the plan sets tree limits the host can give
+  std::vector<std::string> cgroup_notes;
   std::vector<std::string> environment;  // the command's, built before fork
   std::vector<char*> envp;
   std::vector<seccomp::PreparedFilter> filters;  // in install order: rule filters, the main one last
@@ -114,6 +118,7 @@ int child_exit_code(ChildStage stage, int error) {
 // The child's ends of the output pipes, and the signal mask to restore.
 struct ChildIo {
   int stdout_write = -1, stderr_write = -1;
+  int placed_read = -1;  // the supervisor writes a byte once the child is in the run's cgroup
   sigset_t original_mask;
 };
 
@@ -121,6 +126,14 @@ struct ChildIo {
 // comes where it does).
 [[noreturn]] void run_child(Prepared& prepared, char* const argv[], pid_t supervisor, ChildReport* report,
                             const ChildIo& io) {
+  // Wait until the supervisor has moved this process into the run's cgroup,
+  // so that everything it does and starts is counted there.
+  if (io.placed_read >= 0) {
+    char placed = 0;
+    while (::read(io.placed_read, &placed, 1) < 0 && errno == EINTR) {
+    }
+    if (placed != 1) child_fail(report, ChildStage::kParentGone, ESRCH);
+  }
   ::sigprocmask(SIG_SETMASK, &io.original_mask, nullptr);
   // A new session: no controlling terminal, so TIOCSTI has no terminal of
   // the user's to type into, and the tree is one process group to signal.
@@ -188,22 +201,23 @@ Status check_plan_shape(const plan::Plan& plan) {
   return Ok{};
 }
 
-// Limits of the whole tree (memory, tasks, CPU) need the run's cgroup, which
-// this launcher does not create yet: refused, or, where the plan lets the
-// resource domain degrade, run without them and said so.
-Status check_tree_limits(const plan::Plan& plan) {
-  if (!plan.process) return Ok{};
-  const plan::ProcessSettings& p = *plan.process;
-  std::string missing;
-  if (p.memory) missing += "memory";
-  if (p.swap) missing += std::string(missing.empty() ? "" : ", ") + "swap";
-  if (p.pids) missing += std::string(missing.empty() ? "" : ", ") + "pids";
-  if (p.cpu_millicores) missing += std::string(missing.empty() ? "" : ", ") + "cpu";
-  if (missing.empty()) return Ok{};
-  const std::string what = "resource: the plan sets " + missing +
-                           " for the whole process tree, which needs a cgroup this aasm-launch cannot create yet";
+// Limits of the whole tree (memory, tasks, CPU) go into the run's cgroup,
+// created beneath the launcher's own. Without one the launch is refused, or,
+// where the plan lets the resource domain degrade, runs without them (said).
+Status create_run_cgroup(Prepared& prepared) {
+  if (!prepared.plan.process) return Ok{};
+  const plan::ProcessSettings& p = *prepared.plan.process;
+  if (!p.memory && !p.swap && !p.pids && !p.cpu_millicores) return Ok{};
+  cgroup::Limits limits{p.memory, p.swap, p.pids, p.cpu_millicores};
+  auto created = cgroup::RunCgroup::create(limits, "aasm-" + std::to_string(::getpid()));
+  if (created) {
+    prepared.cgroup = std::move(*created);
+    prepared.cgroup_notes = prepared.cgroup->notes();
+    return Ok{};
+  }
+  const std::string what = "resource: " + created.error().message;
   if (!(p.flags & plan::kProcessResourceDegradable))
-    return make_error(what + " (list resource in isolation.degraded to run without them)");
+    return make_error(what + " (or list resource in isolation.degraded to run without the tree limits)");
   std::fprintf(stderr, "aasm-launch: note: %s; isolation.degraded permits running without them: not enforced\n",
                what.c_str());
   return Ok{};
@@ -214,7 +228,6 @@ Result<Prepared> prepare(const LaunchRequest& request, int& lookup_errno) {
   auto plan = load_verified_plan(request, digest);
   if (!plan) return plan.error();
   if (Status shape = check_plan_shape(*plan); !shape) return shape.error();
-  if (Status resources = check_tree_limits(*plan); !resources) return resources.error();
   std::optional<LandlockNegotiation> negotiation;
   const landlock::AbiProbe probe = plan->landlock ? landlock::probe_abi() : landlock::AbiProbe{};
   if (plan->landlock) {
@@ -249,6 +262,7 @@ Result<Prepared> prepare(const LaunchRequest& request, int& lookup_errno) {
   }
   for (const plan::SeccompProgram* program : plan::programs_for(prepared.plan, kNativeAuditArch))
     prepared.filters.push_back(seccomp::prepare(*program));
+  if (Status tree = create_run_cgroup(prepared); !tree) return tree.error();
   prepared.environment = build_environment(prepared.plan.process ? &*prepared.plan.process : nullptr, environ);
   for (std::string& variable : prepared.environment) prepared.envp.push_back(variable.data());
   prepared.envp.push_back(nullptr);
@@ -277,9 +291,17 @@ std::string rights_text(const plan::LandlockControl& c) {
   return text;
 }
 
+// What the run's cgroup saw, and whether its end was proven.
+struct RunReport {
+  std::vector<std::string> events;  // OOM kills, task-limit hits: from the kernel's counters
+  bool cleanup_complete = true;
+  std::string cleanup = "complete";
+};
+
 // Requested, planned and achieved per control, each achieved level with its
 // basis: only what this launch measured is called enforced.
-Receipt make_receipt(const Prepared& prepared, uint32_t done, const std::string& outcome, int code) {
+Receipt make_receipt(const Prepared& prepared, uint32_t done, const std::string& outcome, int code,
+                     const RunReport& run) {
   Receipt r;
   r.plan_sha256 = prepared.plan_sha256;
   utsname host{};
@@ -318,9 +340,50 @@ Receipt make_receipt(const Prepared& prepared, uint32_t done, const std::string&
     r.paths.push_back({path.rule_template,
                        path.resolved.empty() ? "" : to_hex(sha256({reinterpret_cast<const uint8_t*>(path.resolved.data()), path.resolved.size()})),
                        path.resolved.empty() ? "skipped (optional, missing)" : "bound"});
+  if (prepared.plan.process) {
+    const plan::ProcessSettings& p = *prepared.plan.process;
+    if (p.memory || p.swap || p.pids || p.cpu_millicores) {
+      std::string read_back;
+      if (prepared.cgroup)
+        for (const cgroup::Knob& knob : prepared.cgroup->knobs()) read_back += " " + knob.path + "=" + knob.read_back + ";";
+      r.controls.push_back({"resource", "memory, swap, pids, cpu of the whole tree",
+                            p.flags & plan::kProcessResourceDegradable ? "enforce, may degrade" : "enforce, required",
+                            prepared.cgroup ? "enforced" : "not enforced",
+                            prepared.cgroup ? "measured: the kernel read back" + read_back
+                                            : "asserted: no cgroup could be created; isolation.degraded permits"});
+    }
+  }
   r.outcome = outcome;
   r.exit_code = code;
+  r.events = run.events;
+  r.cleanup = run.cleanup;
   return r;
+}
+
+
+RunReport finish_cgroup(Prepared& prepared) {
+  RunReport report;
+  if (!prepared.cgroup) {
+    report.cleanup = "complete as far as a process group shows (no cgroup: a descendant in its own session is not tracked)";
+    return report;
+  }
+  const cgroup::Events events = prepared.cgroup->events();  // before the groups go
+  if (events.oom_kills)
+    report.events.push_back("the memory ceiling was reached: " + std::to_string(events.oom_kills) +
+                            " process(es) killed by the kernel (memory.oom_control)");
+  if (events.pids_max_hits)
+    report.events.push_back("the task ceiling was reached: " + std::to_string(events.pids_max_hits) +
+                            " fork(s) refused (pids.events)");
+  const cgroup::Cleanup cleanup =
+      prepared.cgroup->kill_and_remove({std::chrono::milliseconds(5000), cgroup::Reap::kAllChildren});
+  report.cleanup_complete = cleanup.complete;
+  if (!cleanup.complete) {
+    report.cleanup = "incomplete:";
+    for (const std::string& residual : cleanup.residuals) report.cleanup += " " + residual + ";";
+  } else {
+    report.cleanup = "complete: every task of the run's cgroup killed, the groups proven empty and removed";
+  }
+  return report;
 }
 
 }  // namespace
@@ -350,7 +413,12 @@ int launch(const LaunchRequest& request) {
     return refuse(std::string("pipe2: ") + std::strerror(errno));
   // SIGINT, SIGTERM and SIGHUP are forwarded to the command: blocked here,
   // read from a signalfd by the supervision loop, restored in the child.
-  ChildIo io{out_pipe[1], err_pipe[1], {}};
+  int placed_pipe[2] = {-1, -1};
+  if (prepared->cgroup && ::pipe2(placed_pipe, O_CLOEXEC) != 0) return refuse(std::string("pipe2: ") + std::strerror(errno));
+  // Orphans of the tree are reparented here and reaped at once, instead of
+  // lingering under pid 1 and keeping the cgroup's task count up.
+  if (prepared->cgroup) ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+  ChildIo io{out_pipe[1], err_pipe[1], placed_pipe[0], {}};
   sigset_t forwarded;
   sigemptyset(&forwarded);
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&forwarded, sig);
@@ -361,8 +429,19 @@ int launch(const LaunchRequest& request) {
   const pid_t child = ::fork();
   if (child < 0) return refuse(std::string("fork: ") + std::strerror(errno));
   if (child == 0) run_child(*prepared, argv.data(), supervisor, report, io);
-  for (int fd : {prepared->ruleset_fd, prepared->denied_dir_fd, out_pipe[1], err_pipe[1]})
+  for (int fd : {prepared->ruleset_fd, prepared->denied_dir_fd, out_pipe[1], err_pipe[1], placed_pipe[0]})
     if (fd >= 0) ::close(fd);
+  if (prepared->cgroup) {
+    Status placed = prepared->cgroup->add(child);
+    const char byte = 1;
+    if (!placed || ::write(placed_pipe[1], &byte, 1) != 1) {
+      ::kill(child, SIGKILL);
+      prepared->cgroup->kill_and_remove({std::chrono::milliseconds(5000), cgroup::Reap::kAllChildren});
+      return refuse("resource: cannot place the command in the run's cgroup: " +
+                    (placed ? std::string(std::strerror(errno)) : placed.error().message));
+    }
+    ::close(placed_pipe[1]);
+  }
 
   // If this supervisor is killed, the janitor ends the command's group.
   auto janitor = Janitor::start(child);
@@ -377,22 +456,31 @@ int launch(const LaunchRequest& request) {
   }
   // Without the run's cgroup, the tree is the command's session and process
   // group; a descendant that starts its own session escapes this kill.
-  const auto kill_tree = [child] {
+  const auto kill_tree = [child, &prepared] {
     ::kill(-child, SIGKILL);
     ::kill(child, SIGKILL);
+    if (prepared->cgroup) prepared->cgroup->kill_all();
   };
   const SupervisionResult supervised =
       supervise({child, pidfd, out_pipe[0], err_pipe[0], signal_fd}, limits, kill_tree);
   ::close(pidfd);
   if (signal_fd >= 0) ::close(signal_fd);
-  // At the end, always: whatever of the command's group is left goes too.
+  // At the end, always: whatever of the command's group is left goes too;
+  // with a cgroup, every task in it, proven gone, and the groups removed.
   kill_tree();
+  RunReport run_report = finish_cgroup(*prepared);
   janitor->release();
   const int status = supervised.status;
   int code = WIFSIGNALED(status) ? exit_code::kSignalBase + WTERMSIG(status) : WEXITSTATUS(status);
   if (supervised.ending != Ending::kExited)
     std::fprintf(stderr, "aasm-launch: error: the run passed its %s and its process group was killed\n",
                  ending_description(supervised.ending, limits).c_str());
+  for (const std::string& event : run_report.events)
+    std::fprintf(stderr, "aasm-launch: note: %s\n", event.c_str());
+  if (!run_report.cleanup_complete) {
+    std::fprintf(stderr, "aasm-launch: error: cleanup incomplete: %s\n", run_report.cleanup.c_str());
+    if (code == 0) code = exit_code::kLauncherError;
+  }
   const auto stage = ChildStage(report->stage.load());
   if (stage != ChildStage::kNone) {
     // The child failed before its command ran. Its own exit might not have gone
@@ -408,7 +496,8 @@ int launch(const LaunchRequest& request) {
                                 : supervised.ending != Ending::kExited      ? std::string("stopped at its ") + ending_name(supervised.ending)
                                 : WIFSIGNALED(status) ? "killed by signal " + std::to_string(WTERMSIG(status))
                                                       : "exited";
-    Status written = write_receipt(*request.receipt_path, make_receipt(*prepared, report->done.load(), outcome, code));
+    Status written =
+        write_receipt(*request.receipt_path, make_receipt(*prepared, report->done.load(), outcome, code, run_report));
     if (!written) {
       std::fprintf(stderr, "aasm-launch: error: %s\n", written.error().message.c_str());
       if (code == 0) code = exit_code::kLauncherError;

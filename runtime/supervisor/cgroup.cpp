@@ -726,6 +726,11 @@ Cleanup RunCgroup::kill_and_remove(const KillOptions& options) {
   return cleanup;
 }
 
+void RunCgroup::kill_all() const {
+  for (const Group& g : groups_)
+    for (pid_t pid : read_procs(g.path)) ::kill(pid, SIGKILL);
+}
+
 std::vector<std::string> RunCgroup::paths() const {
   std::vector<std::string> paths;
   for (const Group& g : groups_) paths.push_back(g.path);

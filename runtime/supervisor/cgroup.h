@@ -105,6 +105,10 @@ class RunCgroup {
   // The kernel's counters, read now.
   Events events() const;
 
+  // One SIGKILL to every task the run's groups list now (a deadline or an
+  // output limit ends the run); kill_and_remove() afterwards proves the end.
+  void kill_all() const;
+
   // Kills every task of every group (and of any group the run made beneath
   // them), waits until every group is proven empty, removes them deepest
   // first, and reports what, if anything, remains. Bounded by the deadline.

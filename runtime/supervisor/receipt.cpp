@@ -51,7 +51,9 @@ std::string render_receipt(const Receipt& r) {
            field("resolved_sha256", p.resolved_sha256) + ", " + field("status", p.status) + "}";
   }
   out += "\n  ],\n  \"command\": {" + field("outcome", r.outcome) +
-         ", \"exit_code\": " + std::to_string(r.exit_code) + "}\n}\n";
+         ", \"exit_code\": " + std::to_string(r.exit_code) + "},\n  \"events\": [";
+  for (size_t i = 0; i < r.events.size(); ++i) out += std::string(i ? ", " : "") + quoted(r.events[i]);
+  out += "],\n  " + field("cleanup", r.cleanup) + "\n}\n";
   return out;
 }
 

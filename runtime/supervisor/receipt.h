@@ -35,6 +35,8 @@ struct Receipt {
   std::vector<ReceiptPath> paths;
   std::string outcome;  // exited / killed / not started
   int exit_code = 0;    // the launcher's own exit code
+  std::vector<std::string> events;  // from the kernel's counters: OOM kills, task-limit hits
+  std::string cleanup;              // complete: ... / incomplete: every residual
 };
 
 std::string render_receipt(const Receipt& receipt);
