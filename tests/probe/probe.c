@@ -27,6 +27,7 @@
 // 127.0.0.1, so no op can send traffic off the machine.
 #define _GNU_SOURCE
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <arpa/inet.h>
@@ -47,6 +48,7 @@
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char** environ;
@@ -341,6 +343,204 @@ static int op_abstract_connect(const char* name) {
   return result(connect(fd, (struct sockaddr*)&address, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + length)));
 }
 
+// --- Supervision ops (tests/kernel/supervision_test.cpp) ---
+//
+// These exercise what the supervisor does around the command: its
+// environment and descriptors, rlimits, the wall-clock deadline, output
+// limits, signal forwarding and the parent-death signal. Each one is
+// bounded in time by itself (a safety net should the launcher fail to end
+// it), writes only paths its arguments name (the tests' temp dirs) and
+// signals nothing but itself.
+
+// Seconds since an arbitrary point (CLOCK_MONOTONIC).
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void sleep_seconds(double seconds) {
+  double end = now_seconds() + seconds;
+  for (double left; (left = end - now_seconds()) > 0;) {
+    struct timespec ts = {(time_t)left, (long)((left - (double)(time_t)left) * 1e9)};
+    nanosleep(&ts, NULL);
+  }
+}
+
+// Writes "PID\n" to PATH through PATH.tmp and a rename, so a reader never
+// sees a partial file. 0 on success.
+static int write_pid_file(const char* path, long pid) {
+  char tmp[PATH_MAX];
+  char text[32];
+  if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) return -1;
+  int n = snprintf(text, sizeof text, "%ld\n", pid);
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return -1;
+  int written = write(fd, text, (size_t)n) == n;
+  close(fd);
+  if (!written) return -1;
+  return rename(tmp, path);
+}
+
+// Every variable of its environment, one a line, as received.
+static int op_env(void) {
+  for (char** e = environ; e && *e; ++e) say(*e);
+  return 0;
+}
+
+// Its open descriptors, one number a line, from /proc/self/fd (the
+// directory's own descriptor left out).
+static int op_fds(void) {
+  DIR* dir = opendir("/proc/self/fd");
+  if (!dir) return fail(errno);
+  int own = dirfd(dir);
+  struct dirent* entry;
+  while ((entry = readdir(dir)) != NULL) {
+    if (entry->d_name[0] == '.') continue;
+    if (atoi(entry->d_name) == own) continue;
+    say(entry->d_name);
+  }
+  closedir(dir);
+  return 0;
+}
+
+// Writes N bytes of 'x' to PATH (created, truncated) in 4 KiB pieces; `OK`
+// when every byte went, else the errno name (EFBIG when SIGXFSZ is ignored;
+// by default the signal ends the process first).
+static int op_write_bytes(const char* path, long long total) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return fail(errno);
+  char block[4096];
+  memset(block, 'x', sizeof block);
+  long long done = 0;
+  while (done < total) {
+    size_t chunk = total - done < (long long)sizeof block ? (size_t)(total - done) : sizeof block;
+    ssize_t n = write(fd, block, chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return fail(n < 0 ? errno : EIO);
+    done += n;
+  }
+  return ok();
+}
+
+// Opens PATH read-only N times and keeps every descriptor: `OK N` when all
+// opened, else `ERRNO after K` (K opened before the failure).
+static int op_open_many(const char* path, long count) {
+  char line[64];
+  for (long i = 0; i < count; ++i) {
+    if (open(path, O_RDONLY | O_CLOEXEC) < 0) {
+      const char* name = strerrorname_np(errno);
+      snprintf(line, sizeof line, "%s after %ld", name ? name : "EUNKNOWN", i);
+      say(line);
+      return 1;
+    }
+  }
+  snprintf(line, sizeof line, "OK %ld", count);
+  say(line);
+  return 0;
+}
+
+// Blocks every signal it can and spins on the CPU for at most SECONDS, then
+// prints `SPUN`: only SIGKILL ends it sooner.
+static int op_spin(double seconds) {
+  sigset_t all;
+  sigfillset(&all);
+  sigprocmask(SIG_BLOCK, &all, NULL);
+  double end = now_seconds() + seconds;
+  volatile unsigned long spins = 0;
+  while (now_seconds() < end) ++spins;
+  say("SPUN");
+  return 0;
+}
+
+// Stops itself with SIGSTOP; prints `CONTINUED` if anything resumes it.
+static int op_stop_self(void) {
+  if (syscall(SYS_kill, syscall(SYS_getpid), SIGSTOP) != 0) return fail(errno);
+  say("CONTINUED");
+  return 0;
+}
+
+// "y\n" over and over to stdout or stderr: COUNT bytes exactly, or, with
+// `forever`, until killed (at most 60 s, a safety net). Exits 0 after a
+// bounded count, 4 if writing failed.
+static int op_yes(const char* stream, const char* count_text) {
+  int fd = strcmp(stream, "err") == 0 ? STDERR_FILENO : STDOUT_FILENO;
+  int forever = strcmp(count_text, "forever") == 0;
+  long long left = forever ? 0 : atoll(count_text);
+  static char block[8192];
+  for (size_t i = 0; i < sizeof block; i += 2) block[i] = 'y', block[i + 1] = '\n';
+  double end = now_seconds() + 60;
+  while (forever ? now_seconds() < end : left > 0) {
+    size_t chunk = !forever && left < (long long)sizeof block ? (size_t)left : sizeof block;
+    ssize_t n = write(fd, block, chunk);  // pieces of an even size keep the pattern
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return 4;
+    if (n % 2) return 4;
+    left -= n;
+  }
+  return 0;
+}
+
+// Forks a child that sleeps SECONDS holding stdout and stderr (inherited),
+// in a session of its own with `setsid`, writes the child's pid to PIDFILE,
+// prints `PARENT` and exits 7 at once: once the child is ready (in its own
+// session if asked), so the parent's exit never races the child's setsid.
+static int op_grandchild(const char* pidfile, double seconds, int own_session) {
+  int ready[2];
+  if (pipe2(ready, O_CLOEXEC) != 0) return fail(errno);
+  pid_t child = fork();
+  if (child < 0) return fail(errno);
+  if (child == 0) {
+    close(ready[0]);
+    if (own_session && setsid() < 0) _exit(1);
+    (void)!write(ready[1], "r", 1);
+    close(ready[1]);
+    sleep_seconds(seconds);
+    _exit(0);
+  }
+  close(ready[1]);
+  char byte;
+  if (read(ready[0], &byte, 1) != 1) {
+    say("CHILD-NOT-READY");
+    return 3;
+  }
+  if (write_pid_file(pidfile, child) != 0) return fail(errno);
+  say("PARENT");
+  return 7;
+}
+
+static void on_forwarded(int sig) {
+  const char* name = sig == SIGTERM ? "TERM\n" : sig == SIGINT ? "INT\n" : sig == SIGHUP ? "HUP\n" : "OTHER\n";
+  (void)!write(STDOUT_FILENO, name, strlen(name));
+  _exit(0);
+}
+
+// Catches SIGTERM, SIGINT and SIGHUP (printing TERM, INT or HUP and exiting
+// 0), writes its pid to PIDFILE once they are caught, then sleeps SECONDS
+// and prints `TIMEOUT` (exit 3).
+static int op_wait_signal(const char* pidfile, double seconds) {
+  struct sigaction action;
+  memset(&action, 0, sizeof action);
+  action.sa_handler = on_forwarded;
+  sigemptyset(&action.sa_mask);
+  sigaddset(&action.sa_mask, SIGTERM);
+  sigaddset(&action.sa_mask, SIGINT);
+  sigaddset(&action.sa_mask, SIGHUP);
+  if (sigaction(SIGTERM, &action, NULL) != 0 || sigaction(SIGINT, &action, NULL) != 0 ||
+      sigaction(SIGHUP, &action, NULL) != 0)
+    return fail(errno);
+  sigset_t wanted;
+  sigemptyset(&wanted);
+  sigaddset(&wanted, SIGTERM);
+  sigaddset(&wanted, SIGINT);
+  sigaddset(&wanted, SIGHUP);
+  sigprocmask(SIG_UNBLOCK, &wanted, NULL);
+  if (write_pid_file(pidfile, syscall(SYS_getpid)) != 0) return fail(errno);
+  sleep_seconds(seconds);
+  say("TIMEOUT");
+  return 3;
+}
+
 static int usage(void) {
   static const char text[] =
       "usage: aasm-probe read PATH | write PATH | exec PATH [ARG...] | getppid\n"
@@ -351,7 +551,9 @@ static int usage(void) {
       "                | truncate PATH | open-trunc PATH | rename FROM TO | link FROM TO\n"
       "                | reopen-rw PATH | read-proc PID|parent FILE | ptrace-attach-parent | ptrace-attach PID\n"
       "                | tcp-connect PORT | tcp-bind PORT | udp-send PORT | netlink-socket\n"
-      "                | abstract-connect NAME | kill PID SIGNAL\n";
+      "                | abstract-connect NAME | kill PID SIGNAL\n"
+      "                | env | fds | write-bytes PATH N | open-many PATH N | spin SECONDS | stop-self\n"
+      "                | yes out|err N|forever | grandchild PIDFILE SECONDS [setsid] | wait-signal PIDFILE SECONDS\n";
   (void)!write(STDERR_FILENO, text, sizeof text - 1);
   return 2;
 }
@@ -417,5 +619,16 @@ int main(int argc, char** argv) {
     if (pid <= 1) return usage();
     return result(syscall(SYS_kill, pid, atoi(argv[3])));
   }
+  if (strcmp(op, "env") == 0 && argc == 2) return op_env();
+  if (strcmp(op, "fds") == 0 && argc == 2) return op_fds();
+  if (strcmp(op, "write-bytes") == 0 && argc == 4) return op_write_bytes(argv[2], atoll(argv[3]));
+  if (strcmp(op, "open-many") == 0 && argc == 4) return op_open_many(argv[2], atol(argv[3]));
+  if (strcmp(op, "spin") == 0 && argc == 3) return op_spin(atof(argv[2]));
+  if (strcmp(op, "stop-self") == 0 && argc == 2) return op_stop_self();
+  if (strcmp(op, "yes") == 0 && argc == 4) return op_yes(argv[2], argv[3]);
+  if (strcmp(op, "grandchild") == 0 && argc == 4) return op_grandchild(argv[2], atof(argv[3]), 0);
+  if (strcmp(op, "grandchild") == 0 && argc == 5 && strcmp(argv[4], "setsid") == 0)
+    return op_grandchild(argv[2], atof(argv[3]), 1);
+  if (strcmp(op, "wait-signal") == 0 && argc == 4) return op_wait_signal(argv[2], atof(argv[3]));
   return usage();
 }
