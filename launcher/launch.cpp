@@ -134,6 +134,11 @@ struct ChildIo {
     }
     if (placed != 1) child_fail(report, ChildStage::kParentGone, ESRCH);
   }
+  // Every signal at its default, whatever the launcher inherited or set
+  // (SIGPIPE is ignored in the supervisor; an ignored SIGXFSZ would turn the
+  // file-size limit into EFBIG): exec keeps ignored dispositions.
+  for (int sig = 1; sig < NSIG; ++sig)
+    if (sig != SIGKILL && sig != SIGSTOP) ::signal(sig, SIG_DFL);
   ::sigprocmask(SIG_SETMASK, &io.original_mask, nullptr);
   // A new session: no controlling terminal, so TIOCSTI has no terminal of
   // the user's to type into, and the tree is one process group to signal.
@@ -406,6 +411,9 @@ int launch(const LaunchRequest& request) {
   for (const std::string& arg : request.command) argv.push_back(const_cast<char*>(arg.c_str()));
   argv.push_back(nullptr);
 
+  // A reader of our output that goes away must not kill the supervisor: its
+  // writes fail with EPIPE instead, and it goes on to end the run properly.
+  ::signal(SIGPIPE, SIG_IGN);
   // Output the plan limits is relayed through pipes the supervisor counts.
   const SupervisionLimits limits = supervision_limits(prepared->plan);
   int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};

@@ -47,7 +47,7 @@ struct Stream {
       return true;
     }
     uint64_t allowed = uint64_t(n);
-    if (limit && count + allowed > *limit) allowed = *limit - count;
+    if (limit && count + allowed > *limit) allowed = count >= *limit ? 0 : *limit - count;
     write_all(out, buffer, size_t(allowed));
     count += uint64_t(n);
     return !limit || count <= *limit;

@@ -545,17 +545,10 @@ TEST_CASE("supervision: endless stderr stops at resources.stderr bytes exactly")
   }
 }
 
-// KNOWN DEFECT, skipped until the launcher is fixed (run it with
-// --no-skip): with resources.stdout set, the launcher relays the command's
-// output to its own stdout; when that reader goes away, the launcher's
-// write raises SIGPIPE, whose default action kills the launcher (status
-// 128+13), although supervise.cpp means to "keep counting, stop writing".
-// The command then dies by its parent-death signal, no receipt is written,
-// and a run with a cgroup leaves its cgroup directories behind (measured:
-// /sys/fs/cgroup/{pids,freezer}/aasm-PID, empty, after a plan with
-// pids: 64). Expected: the launcher survives and reports the command's own
-// status.
-TEST_CASE("supervision: a reader closing the launcher's stdout does not kill the launcher" * doctest::skip()) {
+// With resources.stdout set, the launcher relays the command's output to its
+// own stdout; a reader that goes away must not kill it (SIGPIPE): it ends
+// the run properly and reports the command's status (and cleans up).
+TEST_CASE("supervision: a reader closing the launcher's stdout does not kill the launcher") {
   TempDir dir;
   const std::string plan = compile_plan(dir, "epipe", "  resources: {stdout: 10Mi}\n");
   Started started(launch_argv(plan, {"yes", "out", "1000000"}));
