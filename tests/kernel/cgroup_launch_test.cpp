@@ -62,6 +62,31 @@ TEST_CASE("cgroup: a fork bomb hits the task ceiling, is reported from pids.even
   }
 }
 
+TEST_CASE("cgroup: a thread bomb hits the same task ceiling: threads are tasks") {
+  TempDir dir;
+  const std::string bomb =
+      "import threading, time\n"
+      "started = 0\n"
+      "try:\n"
+      "    for _ in range(100):\n"
+      "        threading.Thread(target=time.sleep, args=(2,), daemon=True).start()\n"
+      "        started += 1\n"
+      "except RuntimeError:\n"
+      "    pass\n"
+      "print(started)\n";
+  const Run r = launch(plan_with(dir, "threads", "  resources:\n    pids: 24\n"), {"/usr/bin/python3", "-c", bomb});
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(std::stoi(r.out) < 24);
+  CHECK(r.err.find("the task ceiling was reached") != std::string::npos);
+
+  SUBCASE("control: without the ceiling all 100 threads start") {
+    const Run c = launch(plan_with(dir, "threads-open", "  resources:\n    wall_clock: 20s\n"),
+                         {"/usr/bin/python3", "-c", bomb});
+    CHECK_RUN(c, 0, "100\n");
+  }
+}
+
 TEST_CASE("cgroup: a memory bomb is killed by the kernel and reported as such") {
   TempDir dir;
   const std::string bomb = "x = bytearray(256 * 1024 * 1024); print(len(x))";
