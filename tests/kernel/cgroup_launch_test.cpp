@@ -14,15 +14,10 @@ namespace aasm::ktest {
 namespace {
 
 std::string plan_with(const TempDir& dir, const std::string& name, const std::string& resources) {
-  const std::string source = dir / (name + ".yaml");
-  write_file(source,
-             "apiVersion: aasm.dev/v1\nkind: Policy\nmetadata: {name: cg, tier: agent}\nspec:\n"
-             "  filesystem:\n    read: {allow: [\"/usr\", \"/etc\", \"/dev/null\", \"" + dir.path() + "\"]}\n"
-             "    write: {allow: [\"/dev/null\", \"" + dir.path() + "\"]}\n    execute: {allow: [\"/usr\"]}\n" + resources);
-  const Run compiled = run({binary("AASMC"), "compile", source, "-o", dir / (name + ".bin")});
-  INFO(compiled.err);
-  REQUIRE(compiled.exit_code == 0);
-  return dir / (name + ".bin");
+  return compile_spec(dir, name,
+                      "  filesystem:\n    read: {allow: [\"/usr\", \"/etc\", \"/dev/null\", \"" + dir.path() + "\"]}\n"
+                      "    write: {allow: [\"/dev/null\", \"" + dir.path() + "\"]}\n    execute: {allow: [\"/usr\"]}\n" +
+                          resources);
 }
 
 // Pids of processes whose command line contains `marker` (ours: the marker

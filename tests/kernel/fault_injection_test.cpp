@@ -29,18 +29,6 @@ std::string lower(std::string s) {
   return s;
 }
 
-std::string compile_spec(const TempDir& dir, const std::string& name, const std::string& spec) {
-  const std::string yaml = "apiVersion: aasm.dev/v1\nkind: Policy\nmetadata: {name: " + name +
-                           ", tier: agent}\nspec:\n" + spec;
-  const std::string source = dir / (name + ".yaml");
-  const std::string plan = dir / (name + ".bin");
-  write_file(source, yaml);
-  const Run compiled = run({binary("AASMC"), "compile", source, "-o", plan});
-  INFO("policy:\n", yaml);
-  INFO("aasmc stderr: ", compiled.err);
-  REQUIRE(compiled.exit_code == 0);
-  return plan;
-}
 
 // Filesystem rules that let the probe run and write the marker.
 std::string filesystem(const TempDir& dir) {

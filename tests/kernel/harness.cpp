@@ -137,16 +137,29 @@ std::string Policy::yaml() const {
          "    allow: " + flow_list(syscalls) + "\n";
 }
 
-std::string compile(const TempDir& dir, const Policy& policy, const std::string& name) {
+namespace {
+
+std::string compile_yaml(const TempDir& dir, const std::string& name, const std::string& yaml) {
   const std::string source = dir / (name + ".yaml");
   const std::string plan = dir / (name + ".bin");
-  write_file(source, policy.yaml());
+  write_file(source, yaml);
   const Run compiled = run({binary("AASMC"), "compile", source, "-o", plan});
-  INFO("policy:\n", policy.yaml());
+  INFO("policy:\n", yaml);
   INFO("aasmc stderr: ", compiled.err);
   REQUIRE(compiled.exit_code == 0);
   REQUIRE(exists(plan));
   return plan;
+}
+
+}  // namespace
+
+std::string compile(const TempDir& dir, const Policy& policy, const std::string& name) {
+  return compile_yaml(dir, name, policy.yaml());
+}
+
+std::string compile_spec(const TempDir& dir, const std::string& name, const std::string& spec) {
+  return compile_yaml(dir, name,
+                      "apiVersion: aasm.dev/v1\nkind: Policy\nmetadata: {name: " + name + ", tier: agent}\nspec:\n" + spec);
 }
 
 Run launch(const std::string& plan, const std::vector<std::string>& command) {

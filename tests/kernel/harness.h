@@ -55,6 +55,9 @@ struct Policy {
 // succeed) and returns the plan's path.
 std::string compile(const TempDir& dir, const Policy& policy, const std::string& name = "plan");
 
+// The same for a policy document whose spec body (indented by two) is `spec`.
+std::string compile_spec(const TempDir& dir, const std::string& name, const std::string& spec);
+
 // aasm-launch PLAN -- COMMAND...
 Run launch(const std::string& plan, const std::vector<std::string>& command);
 // aasm-launch PLAN -- aasm-probe ARGS...

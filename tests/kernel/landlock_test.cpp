@@ -55,21 +55,6 @@ struct Fs {
   }
 };
 
-// Writes DIR/NAME.yaml with `spec` (the spec body, indented by two),
-// compiles it with the real aasmc (it must compile) and returns the plan.
-std::string compile_spec(const TempDir& dir, const std::string& name, const std::string& spec) {
-  const std::string yaml = "apiVersion: aasm.dev/v1\nkind: Policy\nmetadata: {name: " + name +
-                           ", tier: agent}\nspec:\n" + spec;
-  const std::string source = dir / (name + ".yaml");
-  const std::string plan = dir / (name + ".bin");
-  write_file(source, yaml);
-  const Run compiled = run({binary("AASMC"), "compile", source, "-o", plan});
-  INFO("policy:\n", yaml);
-  INFO("aasmc stderr: ", compiled.err);
-  REQUIRE(compiled.exit_code == 0);
-  REQUIRE(exists(plan));
-  return plan;
-}
 
 // A seccomp-only plan (no Landlock): a denylist of @mount, which none of
 // the ops here uses, so the kernel answers every op itself.

@@ -37,17 +37,7 @@ std::string filesystem_yaml() {
 // body of spec.syscalls, indented by four, or "" for none), compiles it
 // with the real aasmc and returns the plan's path.
 std::string plan(const TempDir& dir, const std::string& name, const std::string& syscalls) {
-  std::string yaml = "apiVersion: aasm.dev/v1\nkind: Policy\nmetadata: {name: " + name +
-                     ", tier: agent}\nspec:\n" + filesystem_yaml();
-  if (!syscalls.empty()) yaml += "  syscalls:\n" + syscalls;
-  const std::string source = dir / (name + ".yaml");
-  const std::string out = dir / (name + ".bin");
-  write_file(source, yaml);
-  const Run compiled = run({binary("AASMC"), "compile", source, "-o", out});
-  INFO("policy:\n", yaml);
-  INFO("aasmc stderr: ", compiled.err);
-  REQUIRE(compiled.exit_code == 0);
-  return out;
+  return compile_spec(dir, name, filesystem_yaml() + (syscalls.empty() ? "" : "  syscalls:\n" + syscalls));
 }
 
 // Landlock only: the kernel answers every system call itself.

@@ -62,20 +62,11 @@ std::string flow(const std::vector<std::string>& items) {
 std::string compile_plan(const TempDir& dir, const std::string& name, const std::string& extra = "") {
   const std::vector<std::string> read = {"/usr", "/etc", "/proc", probe_dir(), dir.path()};
   const std::vector<std::string> execute = {"/usr", probe_dir()};
-  const std::string yaml = "apiVersion: aasm.dev/v1\nkind: Policy\nmetadata: {name: " + name +
-                           ", tier: agent}\nspec:\n"
-                           "  filesystem:\n"
-                           "    read: {allow: " + flow(read) + "}\n"
-                           "    write: {allow: " + flow({dir.path()}) + "}\n"
-                           "    execute: {allow: " + flow(execute) + "}\n" + extra;
-  const std::string source = dir / (name + ".yaml");
-  const std::string plan = dir / (name + ".bin");
-  write_file(source, yaml);
-  const Run compiled = run({binary("AASMC"), "compile", source, "-o", plan});
-  INFO("policy:\n", yaml);
-  INFO("aasmc stderr: ", compiled.err);
-  REQUIRE(compiled.exit_code == 0);
-  return plan;
+  return compile_spec(dir, name,
+                      "  filesystem:\n"
+                      "    read: {allow: " + flow(read) + "}\n"
+                      "    write: {allow: " + flow({dir.path()}) + "}\n"
+                      "    execute: {allow: " + flow(execute) + "}\n" + extra);
 }
 
 std::vector<std::string> lines(const std::string& text) {
