@@ -28,6 +28,7 @@
 #include "kernel/seccomp.h"
 #include "plan/plan.h"
 #include "kernel/landlock_uapi.h"
+#include "kernel/namespaces.h"
 #include "supervisor/landlock_negotiation.h"
 #include "supervisor/path_binding.h"
 #include "supervisor/cgroup.h"
@@ -51,8 +52,8 @@ int refuse(const std::string& message) {
 // system call its own seccomp filter might forbid; a successful exec drops
 // the mapping from the child, so the page stays zero.
 enum class ChildStage : uint32_t {
-  kNone, kSession, kParentGone, kDescriptors, kResourceLimits, kCapabilities, kNoNewPrivs, kLandlock, kSelfCheck,
-  kSeccomp, kExec
+  kNone, kSession, kParentGone, kDescriptors, kResourceLimits, kNamespaces, kCapabilities, kNoNewPrivs, kLandlock,
+  kSelfCheck, kSeccomp, kExec
 };
 
 // Steps the child completed, stored before exec: the receipt's "measured".
@@ -71,6 +72,7 @@ const char* stage_name(ChildStage stage) {
     case ChildStage::kParentGone: return "parent-death check";
     case ChildStage::kDescriptors: return "closing inherited descriptors";
     case ChildStage::kResourceLimits: return "resource limits";
+    case ChildStage::kNamespaces: return "entering namespaces (unshare; the launcher needs CAP_SYS_ADMIN for them)";
     case ChildStage::kCapabilities: return "dropping capabilities";
     case ChildStage::kNoNewPrivs: return "no_new_privs";
     case ChildStage::kLandlock: return "landlock_restrict_self";
@@ -115,6 +117,30 @@ int child_exit_code(ChildStage stage, int error) {
 // Runs in the forked child. Order matters: no_new_privs before Landlock and
 // seccomp (both require it without CAP_SYS_ADMIN); the seccomp filter last,
 // so nothing after it needs a system call but execve.
+// Outside a new PID namespace, the forked command's parent: it forwards the
+// supervisor's signals and ends the way the command ended, so the supervisor
+// sees the command's own status. When the command (PID 1 there) ends, the
+// kernel kills everything left in its namespace.
+pid_t g_namespaced_command = -1;
+
+void forward_to_command(int sig) { ::kill(g_namespaced_command, sig); }
+
+[[noreturn]] void relay_as_init(pid_t command) {
+  g_namespaced_command = command;
+  struct sigaction forward {};
+  forward.sa_handler = forward_to_command;
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(sig, &forward, nullptr);
+  int status = 0;
+  while (::waitpid(command, &status, 0) < 0) {
+    if (errno != EINTR) _exit(exit_code::kLauncherError);
+  }
+  if (WIFSIGNALED(status)) {
+    ::signal(WTERMSIG(status), SIG_DFL);
+    ::kill(::getpid(), WTERMSIG(status));
+  }
+  _exit(WIFEXITED(status) ? WEXITSTATUS(status) : exit_code::kLauncherError);
+}
+
 // The child's ends of the output pipes, and the signal mask to restore.
 struct ChildIo {
   int stdout_write = -1, stderr_write = -1;
@@ -154,6 +180,16 @@ struct ChildIo {
     child_fail(report, ChildStage::kDescriptors, error);
   if (int error = rlimits::apply(prepared.plan.process ? &*prepared.plan.process : nullptr))
     child_fail(report, ChildStage::kResourceLimits, error);
+  const uint32_t fresh = prepared.plan.process ? prepared.plan.process->namespaces : 0;
+  if (int error = namespaces::enter(fresh)) child_fail(report, ChildStage::kNamespaces, error);
+  if (fresh & plan::kNamespacePid) {
+    // The new PID namespace takes the next child: it becomes the command,
+    // PID 1 there, and this process stays outside as its minimal init.
+    const pid_t command = ::fork();
+    if (command < 0) child_fail(report, ChildStage::kNamespaces, errno);
+    if (command > 0) relay_as_init(command);
+    if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) child_fail(report, ChildStage::kParentGone, errno);
+  }
   // Every capability goes (the policy cannot keep any yet): a root command
   // with CAP_SYS_PTRACE would still read other processes' /proc files under
   // Landlock. Before no_new_privs and Landlock, which need none of them.

@@ -42,7 +42,7 @@ void add_meta(const PolicyIR& ir, Plan& plan) {
 // Resources, supervision limits and the environment; nullopt when the policy
 // sets none of them.
 std::optional<aasm::plan::ProcessSettings> lower_process(const PolicyIR& ir) {
-  if (ir.resources.empty() && ir.environment.empty()) return std::nullopt;
+  if (ir.resources.empty() && ir.environment.empty() && ir.isolation.namespaces.empty()) return std::nullopt;
   aasm::plan::ProcessSettings p;
   auto value = [](const std::optional<Effective<uint64_t>>& v) -> std::optional<uint64_t> {
     if (!v) return std::nullopt;
@@ -59,6 +59,11 @@ std::optional<aasm::plan::ProcessSettings> lower_process(const PolicyIR& ir) {
   p.stdout_bytes = value(r.stdout_bytes);
   p.stderr_bytes = value(r.stderr_bytes);
   if (ir.degraded_allowed(Domain::kResource)) p.flags |= aasm::plan::kProcessResourceDegradable;
+  static const std::pair<const char*, uint32_t> kNamespaces[] = {
+      {"pid", aasm::plan::kNamespacePid}, {"ipc", aasm::plan::kNamespaceIpc}, {"uts", aasm::plan::kNamespaceUts},
+      {"net", aasm::plan::kNamespaceNet}, {"mount", aasm::plan::kNamespaceMount}};
+  for (const auto& [name, bit] : kNamespaces)
+    if (ir.isolation.namespaces.count(name)) p.namespaces |= bit;
   if (!ir.environment.empty()) {
     p.environment_filtered = true;
     if (ir.environment.pass)

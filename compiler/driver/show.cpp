@@ -86,6 +86,13 @@ std::string describe_plan(const Plan& plan, const aasm::Sha256Digest& digest, bo
     value("stdout", p.stdout_bytes, " bytes");
     value("stderr", p.stderr_bytes, " bytes");
     if (p.flags & kProcessResourceDegradable) out << "  resource may degrade\n";
+    if (p.namespaces) {
+      out << "  namespaces:";
+      static const char* const kNames[] = {"pid", "ipc", "uts", "net", "mount"};
+      for (int bit = 0; bit < 5; ++bit)
+        if (p.namespaces & (1u << bit)) out << " " << kNames[bit];
+      out << "\n";
+    }
     if (p.environment_filtered) {
       out << "  environment: only";
       for (const std::string& name : p.environment_pass) out << " " << name;

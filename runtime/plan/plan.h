@@ -115,10 +115,17 @@ struct ProcessSettings {
   bool environment_filtered = false;
   std::vector<std::string> environment_pass;                          // sorted
   std::vector<std::pair<std::string, std::string>> environment_set;  // sorted by name
-  uint16_t flags = 0;  // kProcessResourceDegradable
+  uint16_t flags = 0;       // kProcessResourceDegradable
+  uint32_t namespaces = 0;  // kNamespace* bits: fresh namespaces for the tree
   bool operator==(const ProcessSettings&) const = default;
 };
 inline constexpr uint16_t kProcessResourceDegradable = 1u << 0;
+inline constexpr uint32_t kNamespacePid = 1u << 0;
+inline constexpr uint32_t kNamespaceIpc = 1u << 1;
+inline constexpr uint32_t kNamespaceUts = 1u << 2;
+inline constexpr uint32_t kNamespaceNet = 1u << 3;
+inline constexpr uint32_t kNamespaceMount = 1u << 4;
+inline constexpr uint32_t kKnownNamespaces = (1u << 5) - 1;
 
 struct Plan {
   std::vector<std::pair<std::string, std::string>> meta;  // sorted by key

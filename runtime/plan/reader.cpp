@@ -313,6 +313,9 @@ Status decode_process(ByteReader& r, Plan& plan) {
       return fault("process section's environment values are not sorted and unique");
     p.environment_set.emplace_back(std::move(name), std::move(value));
   }
+  p.namespaces = r.u32();
+  if (!r.ok()) return truncated("process");
+  if (p.namespaces & ~kKnownNamespaces) return fault("process section asks for an unknown namespace");
   if (!p.environment_filtered && (!p.environment_pass.empty() || !p.environment_set.empty()))
     return fault("process section lists environment variables but does not filter the environment");
   plan.process = std::move(p);

@@ -90,6 +90,7 @@ std::vector<uint8_t> encode_process(const ProcessSettings& p) {
     w.str16(name);
     w.str16(value);
   }
+  w.u32(p.namespaces);
   return std::move(w.bytes());
 }
 
