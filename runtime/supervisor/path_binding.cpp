@@ -78,7 +78,7 @@ Result<std::string> expand_rule_path(const plan::LandlockRule& rule, const Launc
 Result<BoundRuleset> bind_landlock_ruleset(const plan::LandlockRuleset& ruleset, const LaunchContext& context) {
   auto fd = landlock::create_ruleset(ruleset);
   if (!fd) return make_error("landlock: " + fd.error().message);
-  BoundRuleset bound{*fd, {}};
+  BoundRuleset bound{*fd, {}, {}};
   auto fail = [&](std::string message) -> Result<BoundRuleset> {
     ::close(bound.ruleset_fd);
     return make_error(std::move(message));
