@@ -43,24 +43,21 @@ bool seccomp_action_available(uint32_t action) {
 void report_paths(const plan::LandlockRuleset& ruleset, const LaunchContext& context) {
   std::printf("paths on this host (receipts record the templates, not these):\n");
   for (const plan::LandlockRule& rule : ruleset.rules) {
-    const char* var = rule.base == plan::PathBase::kCwd ? "${CWD}" : rule.base == plan::PathBase::kHome ? "${HOME}" : "";
+    const std::string text = rule_template(rule);
     const bool optional = rule.flags & plan::kRuleOptional;
     auto path = expand_rule_path(rule, context);
     if (!path) {
-      std::printf("  %s%s: %s\n", var, rule.path.c_str(), path.error().message.c_str());
+      std::printf("  %s: %s\n", text.c_str(), path.error().message.c_str());
       continue;
     }
     const int fd = ::open(path->c_str(), O_PATH | O_CLOEXEC);
     if (fd < 0) {
-      std::printf("  %s%s -> %s: missing (%s)\n", var, rule.path.c_str(), path->c_str(),
+      std::printf("  %s -> %s: missing (%s)\n", text.c_str(), path->c_str(),
                   optional ? "optional: its rule is skipped" : "required: the launch is refused");
       continue;
     }
-    char link[64], target[PATH_MAX];
-    std::snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-    const ssize_t n = ::readlink(link, target, sizeof target - 1);
+    std::printf("  %s -> %s\n", text.c_str(), resolved_path(fd, *path).c_str());
     ::close(fd);
-    std::printf("  %s%s -> %s\n", var, rule.path.c_str(), n > 0 ? std::string(target, size_t(n)).c_str() : path->c_str());
   }
 }
 
@@ -103,13 +100,13 @@ int dry_run(const std::string& plan_path, const std::optional<std::string>& expe
       if (auto bound = bind_landlock_ruleset(negotiation.effective, *context)) {
         ::close(bound->ruleset_fd);
         const int denied = open_denied_directory(*bound);
-        char link[64], target[PATH_MAX] = "";
-        std::snprintf(link, sizeof link, "/proc/self/fd/%d", denied);
-        if (denied >= 0 && ::readlink(link, target, sizeof target - 1) > 0)
-          std::printf("self-check: after restrict_self the child must fail to read %s\n", target);
-        else
+        if (denied >= 0) {
+          std::printf("self-check: after restrict_self the child must fail to read %s\n",
+                      resolved_path(denied, "?").c_str());
+          ::close(denied);
+        } else {
           std::printf("self-check: none possible (no read right handled, or every candidate directory is granted)\n");
-        if (denied >= 0) ::close(denied);
+        }
       } else if (refusal.empty() && negotiation.applies) {
         refusal = bound.error().message;
       }

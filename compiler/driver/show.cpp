@@ -6,6 +6,7 @@
 
 #include "bpf/interpreter.h"
 #include "kernel/landlock_uapi.h"
+#include "supervisor/path_binding.h"  // rule_template
 #include "support/errno_names.h"
 
 namespace aasmc {
@@ -47,8 +48,7 @@ std::string describe_plan(const Plan& plan, const aasm::Sha256Digest& digest, bo
     out << "landlock (ABI " << ll.min_abi << " or later):\n";
     out << "  handled: " << describe_landlock_rights(ll.handled_fs) << "\n";
     for (const LandlockRule& rule : ll.rules) {
-      const char* var = rule.base == PathBase::kCwd ? "${CWD}" : rule.base == PathBase::kHome ? "${HOME}" : "";
-      out << "  " << var << rule.path << (rule.flags & kRuleOptional ? " (optional)" : "") << ": "
+      out << "  " << aasm::rule_template(rule) << (rule.flags & kRuleOptional ? " (optional)" : "") << ": "
           << describe_landlock_rights(rule.access) << "\n";
     }
     if (ll.handled_net) {

@@ -14,14 +14,14 @@
 
 namespace aasm {
 
-namespace {
-
 std::string resolved_path(int fd, const std::string& fallback) {
   char link[64], target[PATH_MAX];
   std::snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
   const ssize_t n = ::readlink(link, target, sizeof target - 1);
   return n > 0 ? std::string(target, size_t(n)) : fallback;
 }
+
+namespace {
 
 bool is_within(const std::string& path, const std::string& tree) {
   if (tree == "/") return true;

@@ -29,6 +29,10 @@ struct BoundPath {
 
 std::string rule_template(const plan::LandlockRule& rule);
 
+// The path the kernel resolved for an open descriptor (/proc/self/fd), or
+// `fallback` when it cannot be read.
+std::string resolved_path(int fd, const std::string& fallback);
+
 struct BoundRuleset {
   int ruleset_fd = -1;                       // close-on-exec
   std::vector<std::string> skipped_optional;  // optional paths missing here
