@@ -4,6 +4,7 @@
 #include <cassert>
 #include <functional>
 #include <set>
+#include <span>
 
 #include "middle/syscall_groups.h"
 
@@ -123,7 +124,7 @@ void deny_process_creation(SyscallIR& ir, const SourceRef& source, const std::ve
   const Action refuse{Action::Kind::kErrno, EPERM};
   for (const char* name : {"fork", "vfork"})
     if (std::any_of(targets.begin(), targets.end(), [&](const Target& t) { return syscall_number(t, name).has_value(); }))
-      ir.rules.push_back({name, std::nullopt, std::nullopt, refuse, source});
+      ir.rules.push_back({name, std::nullopt, std::nullopt, refuse, source, {}});
   // clone without CLONE_THREAD makes a process.
   ConditionExpr thread_flag;
   thread_flag.test.op = ConditionTest::Op::kMaskAny;
@@ -154,8 +155,8 @@ void add_group_rules(SyscallIR& ir, const std::vector<std::pair<const SyscallGro
 
 // Each rule's condition in normal form for every target; errors point into
 // the `when:` string (a quoted YAML scalar starts one byte after its quote).
-void normalize_rules(SyscallIR& ir, const std::vector<Target>& targets, Diagnostics& diags) {
-  for (SyscallRuleIR& rule : ir.rules) {
+void normalize_rules(std::span<SyscallRuleIR> rules, const std::vector<Target>& targets, Diagnostics& diags) {
+  for (SyscallRuleIR& rule : rules) {
     for (const Target& target : targets) {
       if (!syscall_number(target, rule.syscall)) continue;
       if (!rule.when) {
@@ -345,7 +346,7 @@ std::optional<SyscallIR> resolve_syscalls(const std::vector<PolicyDocument>& doc
   ir.rules = std::move(rules);
   if (process_denial != capabilities_denied.end()) deny_process_creation(ir, process_denial->second, targets);
   add_group_rules(ir, resolver.rule_groups(), targets);
-  normalize_rules(ir, targets, diags);
+  normalize_rules(ir.rules, targets, diags);
   if (allowed) {
     conditional_allows(ir, permissions, targets, diags);
     // A denied name outranks every allow-list.
@@ -393,10 +394,7 @@ void add_socket_rules(PolicyIR& ir, const std::vector<Target>& targets, Diagnost
     syscalls.rules.push_back({"socket", Located<std::string>{text, outbound->from}, std::move(when),
                               Action{Action::Kind::kErrno, EACCES}, outbound->from, {}});
   }
-  SyscallIR added;
-  added.rules.assign(syscalls.rules.begin() + long(first), syscalls.rules.end());
-  normalize_rules(added, targets, diags);
-  std::move(added.rules.begin(), added.rules.end(), syscalls.rules.begin() + long(first));
+  normalize_rules(std::span(syscalls.rules).subspan(first), targets, diags);
 }
 
 }  // namespace aasmc
