@@ -292,7 +292,8 @@ Result<Prepared> prepare(const LaunchRequest& request, int& lookup_errno) {
   if (negotiation && negotiation->applies) {
     auto context = current_launch_context();
     if (!context) return context.error();
-    auto bound = bind_landlock_ruleset(negotiation->effective, *context);
+    auto bound = bind_landlock_ruleset(negotiation->effective, *context,
+                                       request.receipt_path ? ResolvedPaths::kRecord : ResolvedPaths::kSkip);
     if (!bound) return bound.error();
     prepared.ruleset_fd = bound->ruleset_fd;
     prepared.paths = bound->granted;
@@ -380,7 +381,7 @@ Receipt make_receipt(const Prepared& prepared, uint32_t done, const std::string&
   for (const BoundPath& path : prepared.paths)
     r.paths.push_back({path.rule_template,
                        path.resolved.empty() ? "" : to_hex(sha256({reinterpret_cast<const uint8_t*>(path.resolved.data()), path.resolved.size()})),
-                       path.resolved.empty() ? "skipped (optional, missing)" : "bound"});
+                       path.identity ? "bound" : "skipped (optional, missing)"});
   if (prepared.plan.process) {
     const plan::ProcessSettings& p = *prepared.plan.process;
     if (p.memory || p.swap || p.pids || p.cpu_millicores) {

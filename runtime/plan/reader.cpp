@@ -261,8 +261,9 @@ Status decode_program(ByteReader& r, Plan& plan) {
       return fault(std::string("seccomp programs for ") + audit_arch_name(program.audit_arch) +
                    " continue after their main program, which must come last");
   }
-  for (uint32_t i = 0; i < count && r.ok(); ++i)
-    program.instructions.push_back({r.u16(), r.u8(), r.u8(), r.u32()});
+  if (r.remaining() < size_t(count) * 8) return truncated("seccomp-program");
+  program.instructions.reserve(count);
+  for (uint32_t i = 0; i < count; ++i) program.instructions.push_back({r.u16(), r.u8(), r.u8(), r.u32()});
   plan.seccomp.push_back(std::move(program));
   return Ok{};
 }
@@ -325,6 +326,8 @@ Status decode_process(ByteReader& r, Plan& plan) {
 Status decode_manifest(ByteReader& r, Plan& plan) {
   const uint32_t count = r.u32();
   if (count > kMaxListEntries) return fault("syscall manifest has too many entries");
+  if (r.remaining() < size_t(count) * 8) return truncated("syscall-manifest");  // 8: the smallest entry
+  plan.syscalls.reserve(count);
   for (uint32_t i = 0; i < count && r.ok(); ++i) {
     SyscallEntry entry;
     const uint16_t origin = r.u16();

@@ -1,6 +1,7 @@
 #include "supervisor/path_binding.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -23,9 +24,16 @@ std::string resolved_path(int fd, const std::string& fallback) {
 
 namespace {
 
-bool is_within(const std::string& path, const std::string& tree) {
-  if (tree == "/") return true;
-  return path == tree || (path.size() > tree.size() && path.compare(0, tree.size(), tree) == 0 && path[tree.size()] == '/');
+std::optional<FileIdentity> identity_of(int fd) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return std::nullopt;
+  return FileIdentity{uint64_t(st.st_dev), uint64_t(st.st_ino)};
+}
+
+bool grants_read_dir_on(const BoundRuleset& bound, const std::optional<FileIdentity>& directory) {
+  for (const BoundPath& path : bound.granted)
+    if ((path.access & landlock::fs::kReadDir) && path.identity && path.identity == directory) return true;
+  return false;
 }
 
 }  // namespace
@@ -39,17 +47,30 @@ std::string rule_template(const plan::LandlockRule& rule) {
   return rule.path;
 }
 
+// Landlock grants a rule's rights on its inode and everything beneath, so a
+// directory is readable when a READ_DIR rule sits on it or on an ancestor.
+// The candidates are "/" and real directories right below it (symbolic links
+// are skipped), so their only ancestor is the root: comparing inodes, not
+// names, also catches a rule bound through another name or a bind mount.
 int open_denied_directory(const BoundRuleset& bound) {
   static const char* const kCandidates[] = {"/", "/boot", "/root", "/sys", "/proc", "/dev", "/var", "/etc", "/usr", "/tmp"};
-  for (const char* candidate : kCandidates) {
-    bool granted = false;
-    for (const BoundPath& path : bound.granted)
-      if ((path.access & landlock::fs::kReadDir) && !path.resolved.empty() && is_within(candidate, path.resolved))
-        granted = true;
-    if (granted) continue;
-    const int fd = ::open(candidate, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (fd >= 0) return fd;
+  const int root = ::open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (root < 0) return -1;
+  const std::optional<FileIdentity> root_identity = identity_of(root);
+  if (!root_identity || grants_read_dir_on(bound, root_identity)) {
+    ::close(root);
+    return -1;
   }
+  for (const char* candidate : kCandidates) {
+    const int fd = candidate[1] == '\0' ? root : ::open(candidate, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) continue;
+    if (const std::optional<FileIdentity> identity = identity_of(fd); identity && !grants_read_dir_on(bound, identity)) {
+      if (fd != root) ::close(root);
+      return fd;
+    }
+    if (fd != root) ::close(fd);
+  }
+  ::close(root);
   return -1;
 }
 
@@ -75,7 +96,8 @@ Result<std::string> expand_rule_path(const plan::LandlockRule& rule, const Launc
   return make_error("unknown path variable");
 }
 
-Result<BoundRuleset> bind_landlock_ruleset(const plan::LandlockRuleset& ruleset, const LaunchContext& context) {
+Result<BoundRuleset> bind_landlock_ruleset(const plan::LandlockRuleset& ruleset, const LaunchContext& context,
+                                           ResolvedPaths resolved) {
   auto fd = landlock::create_ruleset(ruleset);
   if (!fd) return make_error("landlock: " + fd.error().message);
   BoundRuleset bound{*fd, {}, {}};
@@ -92,14 +114,15 @@ Result<BoundRuleset> bind_landlock_ruleset(const plan::LandlockRuleset& ruleset,
     if (path_fd < 0) {
       if (errno == ENOENT && (rule.flags & plan::kRuleOptional)) {
         bound.skipped_optional.push_back(*path);
-        bound.granted.push_back({rule_template(rule), "", 0});
+        bound.granted.push_back({rule_template(rule), "", 0, std::nullopt});
         continue;
       }
       return fail("landlock: required path '" + *path + "' cannot be opened: " + std::strerror(errno) +
                   " (create it, or list it under filesystem.optional)");
     }
     Status added = landlock::add_path_rule(bound.ruleset_fd, path_fd, rule.access);
-    bound.granted.push_back({rule_template(rule), resolved_path(path_fd, *path), rule.access});
+    bound.granted.push_back({rule_template(rule), resolved == ResolvedPaths::kRecord ? resolved_path(path_fd, *path) : "",
+                             rule.access, identity_of(path_fd)});
     ::close(path_fd);
     if (!added) return fail("landlock: rule for '" + *path + "': " + added.error().message);
   }

@@ -2,6 +2,8 @@
 // descriptors on this host, and build the Landlock ruleset from them.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,10 +23,17 @@ Result<LaunchContext> current_launch_context();
 // The rule's path on this host, or an error naming the unset variable.
 Result<std::string> expand_rule_path(const plan::LandlockRule& rule, const LaunchContext& context);
 
+// Which file a rule landed on: Landlock ties rules to inodes, not names.
+struct FileIdentity {
+  uint64_t device = 0, inode = 0;
+  bool operator==(const FileIdentity&) const = default;
+};
+
 struct BoundPath {
   std::string rule_template;  // as the plan writes it: "${CWD}/build"
-  std::string resolved;       // the path the kernel resolved (symbolic links followed); empty when skipped
+  std::string resolved;       // the path the kernel resolved (symbolic links followed); empty when skipped or not recorded
   uint64_t access = 0;
+  std::optional<FileIdentity> identity;  // none when skipped
 };
 
 std::string rule_template(const plan::LandlockRule& rule);
@@ -44,8 +53,14 @@ struct BoundRuleset {
 // restrict_self; -1 when none of the usual candidates qualifies.
 int open_denied_directory(const BoundRuleset& bound);
 
+// Whether binding also records each path as the kernel resolved it (a
+// readlink of /proc/self/fd per rule): for receipts and --dry-run only, as
+// it costs a few microseconds per rule on every launch.
+enum class ResolvedPaths { kSkip, kRecord };
+
 // Creates the ruleset and adds one rule per path. A missing required path is
 // an error; a missing optional one is skipped and listed.
-Result<BoundRuleset> bind_landlock_ruleset(const plan::LandlockRuleset& ruleset, const LaunchContext& context);
+Result<BoundRuleset> bind_landlock_ruleset(const plan::LandlockRuleset& ruleset, const LaunchContext& context,
+                                           ResolvedPaths resolved = ResolvedPaths::kRecord);
 
 }  // namespace aasm

@@ -1,0 +1,87 @@
+// SHA-256 rounds on the x86 SHA extensions. The state is kept as the two
+// vectors the sha256rnds2 instruction wants, ABEF and CDGH; every group of
+// four rounds adds its constants to four message words, and the schedule
+// beyond the first 16 words comes from sha256msg1/sha256msg2.
+#include "crypto/sha256_blocks.h"
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#include <immintrin.h>
+
+namespace aasm::sha256_blocks {
+namespace {
+
+alignas(16) constexpr uint32_t kRoundConstants[64] = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
+
+#define AASM_SHA_TARGET __attribute__((target("sha,sse4.1,ssse3")))
+
+AASM_SHA_TARGET void compress_sha_ni(uint32_t state[8], const uint8_t* blocks, size_t count) {
+  // Message bytes are big-endian words.
+  const __m128i byte_swap = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
+  __m128i dcba = _mm_loadu_si128(reinterpret_cast<const __m128i*>(&state[0]));
+  __m128i hgfe = _mm_loadu_si128(reinterpret_cast<const __m128i*>(&state[4]));
+  const __m128i cdab = _mm_shuffle_epi32(dcba, 0xb1);
+  const __m128i efgh = _mm_shuffle_epi32(hgfe, 0x1b);
+  __m128i abef = _mm_alignr_epi8(cdab, efgh, 8);
+  __m128i cdgh = _mm_blend_epi16(efgh, cdab, 0xf0);
+
+  for (; count > 0; --count, blocks += 64) {
+    const __m128i abef_before = abef, cdgh_before = cdgh;
+    __m128i w[4];  // the last 16 message words, four per vector, rolling
+    for (int group = 0; group < 16; ++group) {
+      __m128i& words = w[group & 3];
+      if (group < 4) {
+        words = _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(blocks + 16 * group)), byte_swap);
+      } else {
+        // W[t..t+3] from W[t-16..t-13] (this slot's old words), W[t-12..t-9],
+        // W[t-7..t-4] and W[t-4..t-1].
+        const __m128i previous = w[(group - 1) & 3], before_previous = w[(group - 2) & 3];
+        __m128i next = _mm_sha256msg1_epu32(words, w[(group - 3) & 3]);
+        next = _mm_add_epi32(next, _mm_alignr_epi8(previous, before_previous, 4));
+        words = _mm_sha256msg2_epu32(next, previous);
+      }
+      __m128i k_plus_w = _mm_add_epi32(words, _mm_load_si128(reinterpret_cast<const __m128i*>(&kRoundConstants[4 * group])));
+      cdgh = _mm_sha256rnds2_epu32(cdgh, abef, k_plus_w);
+      k_plus_w = _mm_shuffle_epi32(k_plus_w, 0x0e);
+      abef = _mm_sha256rnds2_epu32(abef, cdgh, k_plus_w);
+    }
+    abef = _mm_add_epi32(abef, abef_before);
+    cdgh = _mm_add_epi32(cdgh, cdgh_before);
+  }
+
+  const __m128i feba = _mm_shuffle_epi32(abef, 0x1b);
+  const __m128i dchg = _mm_shuffle_epi32(cdgh, 0xb1);
+  dcba = _mm_blend_epi16(feba, dchg, 0xf0);
+  hgfe = _mm_alignr_epi8(dchg, feba, 8);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(&state[0]), dcba);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(&state[4]), hgfe);
+}
+
+}  // namespace
+
+CompressFn hardware() {
+  unsigned eax, ebx, ecx, edx;
+  if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return nullptr;
+  const bool ssse3 = ecx & (1u << 9), sse41 = ecx & (1u << 19);
+  if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) return nullptr;
+  const bool sha = ebx & (1u << 29);
+  return ssse3 && sse41 && sha ? compress_sha_ni : nullptr;
+}
+
+}  // namespace aasm::sha256_blocks
+
+#else
+
+namespace aasm::sha256_blocks {
+CompressFn hardware() { return nullptr; }
+}  // namespace aasm::sha256_blocks
+
+#endif
