@@ -1,5 +1,6 @@
 #include "launch.h"
 
+#include <poll.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -29,6 +30,7 @@
 #include "plan/plan.h"
 #include "kernel/landlock_uapi.h"
 #include "kernel/namespaces.h"
+#include "kernel/spawn.h"
 #include "supervisor/landlock_negotiation.h"
 #include "supervisor/path_binding.h"
 #include "supervisor/cgroup.h"
@@ -52,7 +54,7 @@ int refuse(const std::string& message) {
 // system call its own seccomp filter might forbid; a successful exec drops
 // the mapping from the child, so the page stays zero.
 enum class ChildStage : uint32_t {
-  kNone, kSession, kParentGone, kDescriptors, kResourceLimits, kNamespaces, kCapabilities, kNoNewPrivs, kLandlock,
+  kNone, kCgroup, kSession, kParentGone, kDescriptors, kResourceLimits, kNamespaces, kCapabilities, kNoNewPrivs, kLandlock,
   kSelfCheck, kSeccomp, kExec
 };
 
@@ -68,11 +70,12 @@ struct ChildReport {
 const char* stage_name(ChildStage stage) {
   switch (stage) {
     case ChildStage::kNone: return "none";
+    case ChildStage::kCgroup: return "moving into the run's cgroup";
     case ChildStage::kSession: return "new session";
     case ChildStage::kParentGone: return "parent-death check";
     case ChildStage::kDescriptors: return "closing inherited descriptors";
     case ChildStage::kResourceLimits: return "resource limits";
-    case ChildStage::kNamespaces: return "entering namespaces (unshare; the launcher needs CAP_SYS_ADMIN for them)";
+    case ChildStage::kNamespaces: return "setting up the new namespaces (user id maps, private mounts)";
     case ChildStage::kCapabilities: return "dropping capabilities";
     case ChildStage::kNoNewPrivs: return "no_new_privs";
     case ChildStage::kLandlock: return "landlock_restrict_self";
@@ -114,64 +117,54 @@ int child_exit_code(ChildStage stage, int error) {
   _exit(child_exit_code(stage, error));
 }
 
-// Runs in the forked child. Order matters: no_new_privs before Landlock and
-// seccomp (both require it without CAP_SYS_ADMIN); the seccomp filter last,
-// so nothing after it needs a system call but execve.
-// Outside a new PID namespace, the forked command's parent: it forwards the
-// supervisor's signals and ends the way the command ended, so the supervisor
-// sees the command's own status. When the command (PID 1 there) ends, the
-// kernel kills everything left in its namespace.
-pid_t g_namespaced_command = -1;
-
-void forward_to_command(int sig) { ::kill(g_namespaced_command, sig); }
-
-[[noreturn]] void relay_as_init(pid_t command) {
-  g_namespaced_command = command;
-  struct sigaction forward {};
-  forward.sa_handler = forward_to_command;
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(sig, &forward, nullptr);
-  int status = 0;
-  while (::waitpid(command, &status, 0) < 0) {
-    if (errno != EINTR) _exit(exit_code::kLauncherError);
-  }
-  if (WIFSIGNALED(status)) {
-    ::signal(WTERMSIG(status), SIG_DFL);
-    ::kill(::getpid(), WTERMSIG(status));
-  }
-  _exit(WIFEXITED(status) ? WEXITSTATUS(status) : exit_code::kLauncherError);
-}
-
-// The child's ends of the output pipes, and the signal mask to restore.
+// What the child needs besides the prepared plan: its ends of the output
+// pipes, the signal mask to restore, and how to check that the supervisor
+// is still there.
 struct ChildIo {
   int stdout_write = -1, stderr_write = -1;
-  int placed_read = -1;  // the supervisor writes a byte once the child is in the run's cgroup
+  std::vector<int> cgroup_procs;  // v1: the run's cgroup.procs files, to move itself in
+  int supervisor_pidfd = -1;      // readable once the supervisor has exited
+  uid_t uid = 0;
+  gid_t gid = 0;
   sigset_t original_mask;
 };
 
-// Runs in the forked child, in this order (docs/cli.md says why each step
+struct ChildStart {
+  Prepared* prepared;
+  char* const* argv;
+  ChildReport* report;
+  const ChildIo* io;
+};
+
+bool supervisor_gone(int pidfd) {
+  pollfd exited{pidfd, POLLIN, 0};
+  return ::poll(&exited, 1, 0) != 0;
+}
+
+// Runs in the new process, which shares the supervisor's memory until it
+// execs (kernel/spawn.h). In this order (docs/cli.md says why each step
 // comes where it does).
-[[noreturn]] void run_child(Prepared& prepared, char* const argv[], pid_t supervisor, ChildReport* report,
-                            const ChildIo& io) {
-  // Wait until the supervisor has moved this process into the run's cgroup,
-  // so that everything it does and starts is counted there.
-  if (io.placed_read >= 0) {
-    char placed = 0;
-    while (::read(io.placed_read, &placed, 1) < 0 && errno == EINTR) {
-    }
-    if (placed != 1) child_fail(report, ChildStage::kParentGone, ESRCH);
-  }
+[[noreturn]] void run_child(Prepared& prepared, char* const argv[], ChildReport* report, const ChildIo& io) {
+  // Into the run's cgroup first, so everything this process does and starts
+  // is counted there (on v2 the clone already put it there).
+  if (int error = cgroup::place_self(io.cgroup_procs.data(), io.cgroup_procs.size()))
+    child_fail(report, ChildStage::kCgroup, error);
   // Every signal at its default, whatever the launcher inherited or set
   // (SIGPIPE is ignored in the supervisor; an ignored SIGXFSZ would turn the
-  // file-size limit into EFBIG): exec keeps ignored dispositions.
+  // file-size limit into EFBIG): exec keeps ignored dispositions. spawn
+  // blocked every signal, so none arrives before this.
   for (int sig = 1; sig < NSIG; ++sig)
     if (sig != SIGKILL && sig != SIGSTOP) ::signal(sig, SIG_DFL);
   ::sigprocmask(SIG_SETMASK, &io.original_mask, nullptr);
   // A new session: no controlling terminal, so TIOCSTI has no terminal of
   // the user's to type into, and the tree is one process group to signal.
   if (::setsid() < 0) child_fail(report, ChildStage::kSession, errno);
-  // Die with the supervisor; re-check in case it died before prctl took effect.
-  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != supervisor)
+  // Die with the supervisor; re-check in case it died before prctl took
+  // effect (through its pidfd: in a new PID namespace getppid() is 0).
+  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || supervisor_gone(io.supervisor_pidfd))
     child_fail(report, ChildStage::kParentGone, ESRCH);
+  const uint32_t fresh = prepared.plan.process ? prepared.plan.process->namespaces : 0;
+  if (int error = namespaces::finish_in_child(fresh, io.uid, io.gid)) child_fail(report, ChildStage::kNamespaces, error);
   if ((io.stdout_write >= 0 && ::dup2(io.stdout_write, STDOUT_FILENO) < 0) ||
       (io.stderr_write >= 0 && ::dup2(io.stderr_write, STDERR_FILENO) < 0))
     child_fail(report, ChildStage::kDescriptors, errno);
@@ -180,16 +173,6 @@ struct ChildIo {
     child_fail(report, ChildStage::kDescriptors, error);
   if (int error = rlimits::apply(prepared.plan.process ? &*prepared.plan.process : nullptr))
     child_fail(report, ChildStage::kResourceLimits, error);
-  const uint32_t fresh = prepared.plan.process ? prepared.plan.process->namespaces : 0;
-  if (int error = namespaces::enter(fresh)) child_fail(report, ChildStage::kNamespaces, error);
-  if (fresh & plan::kNamespacePid) {
-    // The new PID namespace takes the next child: it becomes the command,
-    // PID 1 there, and this process stays outside as its minimal init.
-    const pid_t command = ::fork();
-    if (command < 0) child_fail(report, ChildStage::kNamespaces, errno);
-    if (command > 0) relay_as_init(command);
-    if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) child_fail(report, ChildStage::kParentGone, errno);
-  }
   // Every capability goes (the policy cannot keep any yet): a root command
   // with CAP_SYS_PTRACE would still read other processes' /proc files under
   // Landlock. Before no_new_privs and Landlock, which need none of them.
@@ -209,11 +192,17 @@ struct ChildIo {
       ::close(prepared.denied_dir_fd);
     }
   }
+  // The filters last: nothing after them needs a system call but execve.
   for (seccomp::PreparedFilter& filter : prepared.filters)
     if (int error = seccomp::install(filter)) child_fail(report, ChildStage::kSeccomp, error);
   if (!prepared.filters.empty()) report->done.fetch_or(kSeccompInstalled);
   ::execve(prepared.executable.c_str(), argv, prepared.envp.data());
   child_fail(report, ChildStage::kExec, errno);
+}
+
+int child_entry(void* argument) {
+  const ChildStart& start = *static_cast<const ChildStart*>(argument);
+  run_child(*start.prepared, start.argv, start.report, *start.io);
 }
 
 Result<plan::Plan> load_verified_plan(const LaunchRequest& request, std::string& digest) {
@@ -428,6 +417,17 @@ RunReport finish_cgroup(Prepared& prepared) {
   return report;
 }
 
+// Why the command's process could not be created, with the remedy.
+std::string spawn_failure(uint32_t fresh, bool into_cgroup, int error) {
+  std::string message = std::string(into_cgroup ? "clone3" : "clone") + ": " + std::strerror(error);
+  if (fresh && (error == EPERM || error == EINVAL || error == ENOSPC || error == EUSERS))
+    message += " (isolation.namespaces: the kernel refused a new namespace; creating them needs root, or, for a "
+               "user namespace, user namespaces enabled (sysctl user.max_user_namespaces > 0))";
+  else if (into_cgroup)
+    message += " (resource: CLONE_INTO_CGROUP needs Linux 5.7 or later)";
+  return message;
+}
+
 }  // namespace
 
 int launch(const LaunchRequest& request) {
@@ -456,43 +456,40 @@ int launch(const LaunchRequest& request) {
   int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
   if ((limits.stdout_bytes && ::pipe2(out_pipe, O_CLOEXEC) != 0) || (limits.stderr_bytes && ::pipe2(err_pipe, O_CLOEXEC) != 0))
     return refuse(std::string("pipe2: ") + std::strerror(errno));
-  // SIGINT, SIGTERM and SIGHUP are forwarded to the command: blocked here,
-  // read from a signalfd by the supervision loop, restored in the child.
-  int placed_pipe[2] = {-1, -1};
-  if (prepared->cgroup && ::pipe2(placed_pipe, O_CLOEXEC) != 0) return refuse(std::string("pipe2: ") + std::strerror(errno));
   // Orphans of the tree are reparented here and reaped at once, instead of
   // lingering under pid 1 and keeping the cgroup's task count up.
   if (prepared->cgroup) ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-  ChildIo io{out_pipe[1], err_pipe[1], placed_pipe[0], {}};
+  // If this supervisor is killed, the janitor ends the command's group and
+  // empties and removes the run's cgroup. It starts before the command and
+  // learns its pid from the kernel as the command is created.
+  auto janitor = Janitor::start(prepared->cgroup ? prepared->cgroup->paths() : std::vector<std::string>{});
+  if (!janitor) return refuse(janitor.error().message);
+  ChildIo io{out_pipe[1], err_pipe[1], {}, int(::syscall(SYS_pidfd_open, ::getpid(), 0)), ::geteuid(), ::getegid(), {}};
+  if (io.supervisor_pidfd < 0)
+    return refuse(std::string("pidfd_open: ") + std::strerror(errno) + " (Linux 5.3 or later is needed)");
+  const int cgroup_v2_fd = prepared->cgroup ? prepared->cgroup->v2_directory_fd() : -1;
+  if (prepared->cgroup && cgroup_v2_fd < 0) {
+    auto procs = prepared->cgroup->open_procs_files();
+    if (!procs) return refuse("resource: cannot place the command in the run's cgroup: " + procs.error().message);
+    io.cgroup_procs = std::move(*procs);
+  }
+  // SIGINT, SIGTERM and SIGHUP are forwarded to the command: blocked here,
+  // read from a signalfd by the supervision loop, restored in the child.
   sigset_t forwarded;
   sigemptyset(&forwarded);
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&forwarded, sig);
   ::sigprocmask(SIG_BLOCK, &forwarded, &io.original_mask);
   const int signal_fd = ::signalfd(-1, &forwarded, SFD_CLOEXEC);
 
-  const pid_t supervisor = ::getpid();
-  const pid_t child = ::fork();
-  if (child < 0) return refuse(std::string("fork: ") + std::strerror(errno));
-  if (child == 0) run_child(*prepared, argv.data(), supervisor, report, io);
-  for (int fd : {prepared->ruleset_fd, prepared->denied_dir_fd, out_pipe[1], err_pipe[1], placed_pipe[0]})
+  const uint32_t fresh = prepared->plan.process ? prepared->plan.process->namespaces : 0;
+  ChildStart start{&*prepared, argv.data(), report, &io};
+  const pid_t child = spawn::start({namespaces::clone_flags(fresh), cgroup_v2_fd, janitor->pid_slot()}, child_entry, &start);
+  for (int fd : {prepared->ruleset_fd, prepared->denied_dir_fd, out_pipe[1], err_pipe[1], io.supervisor_pidfd})
     if (fd >= 0) ::close(fd);
-  if (prepared->cgroup) {
-    Status placed = prepared->cgroup->add(child);
-    const char byte = 1;
-    if (!placed || ::write(placed_pipe[1], &byte, 1) != 1) {
-      ::kill(child, SIGKILL);
-      prepared->cgroup->kill_and_remove({std::chrono::milliseconds(5000), cgroup::Reap::kAllChildren});
-      return refuse("resource: cannot place the command in the run's cgroup: " +
-                    (placed ? std::string(std::strerror(errno)) : placed.error().message));
-    }
-    ::close(placed_pipe[1]);
-  }
-
-  // If this supervisor is killed, the janitor ends the command's group.
-  auto janitor = Janitor::start(child);
-  if (!janitor) {
-    ::kill(child, SIGKILL);
-    return refuse(janitor.error().message);
+  for (int fd : io.cgroup_procs) ::close(fd);
+  if (child < 0) {
+    if (prepared->cgroup) prepared->cgroup->kill_and_remove({std::chrono::milliseconds(5000), cgroup::Reap::kAllChildren});
+    return refuse(spawn_failure(fresh, cgroup_v2_fd >= 0, -child));
   }
   const int pidfd = int(::syscall(SYS_pidfd_open, child, 0));
   if (pidfd < 0) {

@@ -38,8 +38,6 @@ bool check_lowerable(const PolicyIR& ir, Diagnostics& diags) {
                               "no kernel mechanism enforces host names; list network_outbound in isolation.degraded to "
                               "run with it recorded as not enforced, or write tcp:PORT entries",
                               from);
-  if (auto user = ir.isolation.namespaces.find("user"); user != ir.isolation.namespaces.end())
-    refusals.refuse("isolation.namespaces: user", user->second);
   if (ir.isolation.linux_capabilities)
     for (const auto& [cap, from] : *ir.isolation.linux_capabilities)
       refusals.refuse("isolation.linux_capabilities: " + cap, from);

@@ -61,7 +61,7 @@ std::optional<aasm::plan::ProcessSettings> lower_process(const PolicyIR& ir) {
   if (ir.degraded_allowed(Domain::kResource)) p.flags |= aasm::plan::kProcessResourceDegradable;
   static const std::pair<const char*, uint32_t> kNamespaces[] = {
       {"pid", aasm::plan::kNamespacePid}, {"ipc", aasm::plan::kNamespaceIpc}, {"uts", aasm::plan::kNamespaceUts},
-      {"net", aasm::plan::kNamespaceNet}, {"mount", aasm::plan::kNamespaceMount}};
+      {"net", aasm::plan::kNamespaceNet}, {"mount", aasm::plan::kNamespaceMount}, {"user", aasm::plan::kNamespaceUser}};
   for (const auto& [name, bit] : kNamespaces)
     if (ir.isolation.namespaces.count(name)) p.namespaces |= bit;
   if (!ir.environment.empty()) {

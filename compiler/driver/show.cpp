@@ -88,8 +88,8 @@ std::string describe_plan(const Plan& plan, const aasm::Sha256Digest& digest, bo
     if (p.flags & kProcessResourceDegradable) out << "  resource may degrade\n";
     if (p.namespaces) {
       out << "  namespaces:";
-      static const char* const kNames[] = {"pid", "ipc", "uts", "net", "mount"};
-      for (int bit = 0; bit < 5; ++bit)
+      static const char* const kNames[] = {"pid", "ipc", "uts", "net", "mount", "user"};
+      for (int bit = 0; bit < 6; ++bit)
         if (p.namespaces & (1u << bit)) out << " " << kNames[bit];
       out << "\n";
     }

@@ -48,7 +48,10 @@ void compress_portable(uint32_t state[8], const uint8_t* blocks, size_t count) {
 }
 
 CompressFn best() {
-  static const CompressFn chosen = hardware() ? hardware() : compress_portable;
+  static const CompressFn chosen = [] {
+    const CompressFn accelerated = hardware();
+    return accelerated ? accelerated : compress_portable;
+  }();
   return chosen;
 }
 

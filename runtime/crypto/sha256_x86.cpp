@@ -5,8 +5,8 @@
 #include "crypto/sha256_blocks.h"
 
 #if defined(__x86_64__)
-#include <cpuid.h>
 #include <immintrin.h>
+#include <sys/platform/x86.h>
 
 namespace aasm::sha256_blocks {
 namespace {
@@ -67,13 +67,11 @@ AASM_SHA_TARGET void compress_sha_ni(uint32_t state[8], const uint8_t* blocks, s
 
 }  // namespace
 
+// From the features glibc found at start-up: a CPUID instruction of our own
+// would trap to the hypervisor in a VM and cost tens of microseconds.
 CompressFn hardware() {
-  unsigned eax, ebx, ecx, edx;
-  if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return nullptr;
-  const bool ssse3 = ecx & (1u << 9), sse41 = ecx & (1u << 19);
-  if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) return nullptr;
-  const bool sha = ebx & (1u << 29);
-  return ssse3 && sse41 && sha ? compress_sha_ni : nullptr;
+  const bool usable = CPU_FEATURE_ACTIVE(SHA) && CPU_FEATURE_ACTIVE(SSSE3) && CPU_FEATURE_ACTIVE(SSE4_1);
+  return usable ? compress_sha_ni : nullptr;
 }
 
 }  // namespace aasm::sha256_blocks

@@ -1,15 +1,28 @@
 // Fresh namespaces for the process tree (isolation.namespaces).
+//
+// They are created with the command's process, by the clone that starts it
+// (kernel/spawn.h), not by unshare afterwards: a new PID namespace then
+// makes the command itself PID 1 there, with no helper process, and a new
+// user namespace owns every other namespace made in the same call, as it
+// must for a launcher without root. (unshare(CLONE_NEWUSER) would also fail
+// in a child that shares the supervisor's memory.)
 #pragma once
+
+#include <sys/types.h>
 
 #include <cstdint>
 
 namespace aasm::namespaces {
 
-// unshare(2) of the plan's namespaces (plan::kNamespace* bits). With a new
-// mount namespace, every mount becomes private, so nothing the tree mounts
-// propagates back to the host. A new PID namespace applies to the caller's
-// next child: the caller forks after this. Needs CAP_SYS_ADMIN, so it runs
-// before the capabilities are dropped. Returns 0 or errno. Async-signal-safe.
-int enter(uint32_t namespaces);
+// The CLONE_NEW* flags for the plan's kNamespace* bits.
+int clone_flags(uint32_t namespaces);
+
+// In the child, right after the clone that made the namespaces: in a new
+// user namespace, the id maps (the launcher's own uid and gid, mapped to
+// themselves, the only mapping a process may write for itself; setgroups
+// denied, as the kernel requires for that); in a new mount namespace, every
+// mount made private, so nothing the tree mounts propagates back to the
+// host. Returns 0 or errno. Async-signal-safe.
+int finish_in_child(uint32_t namespaces, uid_t uid, gid_t gid);
 
 }  // namespace aasm::namespaces

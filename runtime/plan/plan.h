@@ -125,7 +125,8 @@ inline constexpr uint32_t kNamespaceIpc = 1u << 1;
 inline constexpr uint32_t kNamespaceUts = 1u << 2;
 inline constexpr uint32_t kNamespaceNet = 1u << 3;
 inline constexpr uint32_t kNamespaceMount = 1u << 4;
-inline constexpr uint32_t kKnownNamespaces = (1u << 5) - 1;
+inline constexpr uint32_t kNamespaceUser = 1u << 5;
+inline constexpr uint32_t kKnownNamespaces = (1u << 6) - 1;
 
 struct Plan {
   std::vector<std::pair<std::string, std::string>> meta;  // sorted by key

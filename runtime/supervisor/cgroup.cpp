@@ -562,6 +562,26 @@ Status RunCgroup::add(pid_t pid) {
   return Ok{};
 }
 
+Result<std::vector<int>> RunCgroup::open_procs_files() const {
+  std::vector<int> fds;
+  for (const Group& g : groups_) {
+    const int fd = ::open((g.path + "/cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) {
+      const int error = errno;
+      for (int open_fd : fds) ::close(open_fd);
+      return make_error("cgroup: cannot open " + g.path + "/cgroup.procs: " + errno_text(error));
+    }
+    fds.push_back(fd);
+  }
+  return fds;
+}
+
+int place_self(const int* procs_fds, size_t count) {
+  for (size_t i = 0; i < count; ++i)
+    if (::write(procs_fds[i], "0", 1) != 1) return errno;
+  return 0;
+}
+
 Events RunCgroup::events() const {
   Events events;
   bool memory = false, pids = false;

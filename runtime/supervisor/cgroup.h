@@ -102,6 +102,12 @@ class RunCgroup {
   // A directory descriptor for clone3(CLONE_INTO_CGROUP) on v2; -1 on v1.
   int v2_directory_fd() const { return v2_fd_; }
 
+  // Every group's cgroup.procs, opened for writing now (close-on-exec), for
+  // a child that moves itself in with place_self() as its first step: v1 has
+  // no CLONE_INTO_CGROUP. The kernel checks the opener's credentials, so the
+  // move works from a new user namespace too. The caller closes them.
+  Result<std::vector<int>> open_procs_files() const;
+
   // The kernel's counters, read now.
   Events events() const;
 
@@ -142,6 +148,11 @@ class RunCgroup {
   std::vector<std::string> notes_;
   bool removed_ = false;
 };
+
+// Writes "0" (the calling process) into each cgroup.procs descriptor, so
+// the caller and all it starts are counted in the run's groups. Returns 0 or
+// errno. Async-signal-safe.
+int place_self(const int* procs_fds, size_t count);
 
 // What this host can give the launcher, without creating anything: which
 // controllers, where, whether the launcher may create groups there.

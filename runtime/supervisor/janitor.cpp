@@ -1,70 +1,170 @@
 #include "supervisor/janitor.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 
-#include "kernel/descriptors.h"
+#include "kernel/raw_syscall.h"
 
 namespace aasm {
+
+// Everything the janitor reads, in one mapping with its stack; it stays valid
+// after the supervisor is gone, as the janitor holds the memory.
+struct Janitor::Shared {
+  static constexpr int kMaxGroups = 8;
+  static constexpr int kPathBytes = 512;
+  pid_t command = 0;  // written by the kernel (CLONE_PARENT_SETTID)
+  int pipe_read = -1, pipe_write = -1;
+  int groups = 0;
+  char procs[kMaxGroups][kPathBytes];  // <dir>/cgroup.procs
+  char dirs[kMaxGroups][kPathBytes];
+  pid_t janitor = -1;
+  alignas(16) char stack[32 * 1024];
+};
+
 namespace {
 
 constexpr char kDone = 'd';
+using Shared = Janitor::Shared;
 
-[[noreturn]] void janitor_main(int pipe_read, pid_t process_group) {
+void pause_a_millisecond() {
+  const timespec delay{0, 1000 * 1000};
+  raw::syscall4(SYS_nanosleep, long(&delay), 0);
+}
+
+// Reads a cgroup.procs and SIGKILLs every pid in it; returns how many it saw
+// (-1 when the file cannot be read).
+int kill_listed(const char* procs) {
+  const long fd = raw::syscall4(SYS_openat, AT_FDCWD, long(procs), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  char buffer[4096];
+  int seen = 0;
+  long pid = 0;
+  bool in_number = false;
+  for (;;) {
+    const long n = raw::syscall4(SYS_read, fd, long(buffer), sizeof buffer);
+    if (n <= 0) break;
+    for (long i = 0; i < n; ++i) {
+      const char c = buffer[i];
+      if (c >= '0' && c <= '9') {
+        pid = pid * 10 + (c - '0');
+        in_number = true;
+      } else if (in_number) {
+        raw::syscall4(SYS_kill, pid, SIGKILL);
+        ++seen;
+        pid = 0;
+        in_number = false;
+      }
+    }
+  }
+  raw::syscall4(SYS_close, fd);
+  return seen;
+}
+
+// The supervisor is gone without cleaning up: end what it would have ended.
+void clean_up_after(const Shared& s) {
+  if (s.command > 0) raw::syscall4(SYS_kill, -long(s.command), SIGKILL);
+  // Tasks may fork while being killed: repeat until every group reads empty
+  // (a few seconds at most), then remove the groups; what cannot be removed
+  // stays for the host's owner to see.
+  for (int round = 0; round < 5000; ++round) {
+    int listed = 0;
+    for (int g = 0; g < s.groups; ++g)
+      if (int n = kill_listed(s.procs[g]); n > 0) listed += n;
+    if (listed == 0) break;
+    pause_a_millisecond();
+  }
+  for (int g = s.groups - 1; g >= 0; --g) raw::syscall4(SYS_rmdir, long(s.dirs[g]));
+}
+
+int janitor_main(void* argument) {
+  const Shared& s = *static_cast<const Shared*>(argument);
   // Its own session and deaf to the terminal's and the supervisor's signals:
   // it must outlive the supervisor to do its one job.
-  ::setsid();
-  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE}) ::signal(sig, SIG_IGN);
-  descriptors::close_inherited(pipe_read, -1);
-  for (int fd = 0; fd <= 2; ++fd) ::close(fd);
+  raw::syscall4(SYS_setsid);
+  struct kernel_sigaction {
+    void (*handler)(int);
+    unsigned long flags;
+    void (*restorer)();
+    unsigned long mask;
+  } ignore{SIG_IGN, 0, nullptr, 0};
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE})
+    raw::syscall4(SYS_rt_sigaction, sig, long(&ignore), 0, sizeof ignore.mask);
+  const unsigned long none = 0;
+  raw::syscall4(SYS_rt_sigprocmask, SIG_SETMASK, long(&none), 0, sizeof none);
+  // Only its pipe end stays open: no copy of the supervisor's descriptors
+  // (a pipe's write end, a ruleset) outlives the supervisor in here.
+  raw::syscall4(SYS_close_range, 0, s.pipe_read - 1, 0);
+  raw::syscall4(SYS_close_range, s.pipe_read + 1, ~0u, 0);
   char byte = 0;
-  ssize_t n;
-  while ((n = ::read(pipe_read, &byte, 1)) < 0 && errno == EINTR) {
+  long n;
+  while ((n = raw::syscall4(SYS_read, s.pipe_read, long(&byte), 1)) == -EINTR) {
   }
-  if (n == 1 && byte == kDone) _exit(0);
-  // The supervisor is gone without cleaning up: end the command's group.
-  ::kill(-process_group, SIGKILL);
-  _exit(0);
+  if (!(n == 1 && byte == kDone)) clean_up_after(s);
+  raw::syscall4(SYS_exit, 0);
+  return 0;
 }
 
 }  // namespace
 
-Result<Janitor> Janitor::start(pid_t process_group) {
+Result<Janitor> Janitor::start(const std::vector<std::string>& cgroup_dirs) {
+  if (cgroup_dirs.size() > size_t(Shared::kMaxGroups)) return make_error("janitor: too many cgroup directories");
+  // Private anonymous memory is shared with the janitor all the same (CLONE_VM)
+  // and cheaper to fault in than a shared mapping; default-initialized, so
+  // the stack pages are not written until used.
+  void* mapping = ::mmap(nullptr, sizeof(Shared), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mapping == MAP_FAILED) return make_error(std::string("janitor: mmap: ") + std::strerror(errno));
+  auto* s = new (mapping) Shared;
+  for (const std::string& dir : cgroup_dirs) {
+    if (dir.size() + sizeof "/cgroup.procs" > size_t(Shared::kPathBytes)) {
+      ::munmap(mapping, sizeof(Shared));
+      return make_error("janitor: cgroup path too long: " + dir);
+    }
+    std::memcpy(s->dirs[s->groups], dir.c_str(), dir.size() + 1);
+    std::memcpy(s->procs[s->groups], dir.c_str(), dir.size());
+    std::memcpy(s->procs[s->groups] + dir.size(), "/cgroup.procs", sizeof "/cgroup.procs");
+    ++s->groups;
+  }
   int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) return make_error(std::string("janitor: pipe2: ") + std::strerror(errno));
-  const pid_t pid = ::fork();
-  if (pid < 0) {
+  if (::pipe2(fds, O_CLOEXEC) != 0) {
+    ::munmap(mapping, sizeof(Shared));
+    return make_error(std::string("janitor: pipe2: ") + std::strerror(errno));
+  }
+  s->pipe_read = fds[0];
+  s->pipe_write = fds[1];
+  // No SIGCHLD: the supervisor never waits for it; whoever inherits it reaps it.
+  s->janitor = ::clone(janitor_main, s->stack + sizeof s->stack, CLONE_VM, s);
+  if (s->janitor < 0) {
+    const int error = errno;
     ::close(fds[0]);
     ::close(fds[1]);
-    return make_error(std::string("janitor: fork: ") + std::strerror(errno));
-  }
-  if (pid == 0) {
-    ::close(fds[1]);
-    janitor_main(fds[0], process_group);
+    ::munmap(mapping, sizeof(Shared));
+    return make_error(std::string("janitor: clone: ") + std::strerror(error));
   }
   ::close(fds[0]);
-  return Janitor(fds[1], pid);
+  return Janitor(s);
 }
 
-Janitor::Janitor(Janitor&& other) noexcept : pipe_write_(other.pipe_write_), pid_(other.pid_) {
-  other.pipe_write_ = -1;
-  other.pid_ = -1;
-}
+Janitor::Janitor(Janitor&& other) noexcept : shared_(other.shared_) { other.shared_ = nullptr; }
+
+pid_t* Janitor::pid_slot() { return &shared_->command; }
 
 void Janitor::release() {
-  if (pipe_write_ < 0) return;
+  if (!shared_) return;
   const char done = kDone;
-  while (::write(pipe_write_, &done, 1) < 0 && errno == EINTR) {
+  while (::write(shared_->pipe_write, &done, 1) < 0 && errno == EINTR) {
   }
-  ::close(pipe_write_);
-  pipe_write_ = -1;
-  // Not waited for: the supervisor exits right after, and the janitor, which
-  // leaves as soon as it reads the byte, is reaped by whoever inherits it.
-  pid_ = -1;
+  ::close(shared_->pipe_write);
+  // Not unmapped: the janitor may still be reading it on its way out; the
+  // mapping goes with the supervisor's exit.
+  shared_ = nullptr;
 }
 
 Janitor::~Janitor() { release(); }

@@ -1,11 +1,22 @@
-// The janitor: a small process the supervisor starts beside the command. It
+// The janitor: a small process the supervisor starts before the command. It
 // waits on a pipe only the supervisor holds; if the supervisor dies without
 // saying it is done (kill -9), the pipe's end arrives and the janitor kills
-// what the supervisor would have killed. The parent-death signal covers the
-// command itself; the janitor covers the rest of its process group.
+// what the supervisor would have killed: the command's process group, and,
+// when the run has cgroups, every task in them, until they are empty, and
+// then removes them. The parent-death signal covers the command itself; the
+// janitor covers its descendants, including those that left its session.
+//
+// It shares the supervisor's memory (clone(CLONE_VM), no page tables copied)
+// and makes only raw system calls (kernel/raw_syscall.h), so it never writes
+// the errno both processes see. What it needs is laid out in plain arrays
+// before it starts; the command's pid arrives through its pid slot.
 #pragma once
 
 #include <sys/types.h>
+
+#include <atomic>
+#include <string>
+#include <vector>
 
 #include "support/result.h"
 
@@ -13,19 +24,24 @@ namespace aasm {
 
 class Janitor {
  public:
-  // Watches `process_group` (the command's, after its setsid).
-  static Result<Janitor> start(pid_t process_group);
+  // `cgroup_dirs`: the run's cgroup directories (empty without one).
+  static Result<Janitor> start(const std::vector<std::string>& cgroup_dirs);
   Janitor(Janitor&& other) noexcept;
   Janitor& operator=(Janitor&&) = delete;
   ~Janitor();
 
+  // Where the command's pid goes, set by the kernel as the command is
+  // created (spawn::Options::pid_slot); its process group has the same id.
+  pid_t* pid_slot();
+
   // The supervisor cleaned up itself: the janitor leaves without acting.
   void release();
 
+  struct Shared;  // what the janitor process reads (janitor.cpp)
+
  private:
-  Janitor(int pipe_write, pid_t pid) : pipe_write_(pipe_write), pid_(pid) {}
-  int pipe_write_ = -1;
-  pid_t pid_ = -1;
+  explicit Janitor(Shared* shared) : shared_(shared) {}
+  Shared* shared_ = nullptr;
 };
 
 }  // namespace aasm
