@@ -93,7 +93,6 @@ struct Prepared {
   std::string executable;
   int ruleset_fd = -1;
   int denied_dir_fd = -1;  // for the self-check; -1: no read right handled, or no candidate
-  int last_capability = 63;
   std::optional<cgroup::RunCgroup> cgroup;  // the run's, when the plan sets tree limits the host can give
   std::vector<std::string> cgroup_notes;
   std::vector<std::string> environment;  // the command's, built before fork
@@ -176,7 +175,7 @@ bool supervisor_gone(int pidfd) {
   // Every capability goes (the policy cannot keep any yet): a root command
   // with CAP_SYS_PTRACE would still read other processes' /proc files under
   // Landlock. Before no_new_privs and Landlock, which need none of them.
-  if (int error = capabilities::drop_all(prepared.last_capability))
+  if (int error = capabilities::drop_all())
     child_fail(report, ChildStage::kCapabilities, error);
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) child_fail(report, ChildStage::kNoNewPrivs, errno);
   if (prepared.ruleset_fd >= 0) {
@@ -274,7 +273,6 @@ Result<Prepared> prepare(const LaunchRequest& request, int& lookup_errno) {
   Prepared prepared;
   prepared.plan = std::move(*plan);
   prepared.executable = std::move(*executable);
-  prepared.last_capability = capabilities::last_capability();
   prepared.plan_sha256 = digest;
   prepared.landlock_abi = probe.abi;
   prepared.negotiation = negotiation;

@@ -1,6 +1,5 @@
 #include "kernel/capabilities.h"
 
-#include <fcntl.h>
 #include <linux/capability.h>
 #include <linux/securebits.h>
 #include <sys/prctl.h>
@@ -8,24 +7,18 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdlib>
 
 namespace aasm::capabilities {
 
-int last_capability() {
-  const int fd = ::open("/proc/sys/kernel/cap_last_cap", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 63;
-  char text[16] = {};
-  const ssize_t n = ::read(fd, text, sizeof text - 1);
-  ::close(fd);
-  const int last = n > 0 ? std::atoi(text) : 63;
-  return last > 0 && last < 64 ? last : 63;
-}
-
-int drop_all(int last_cap) {
+int drop_all() {
   if (::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL) return errno;
-  for (int cap = 0; cap <= last_cap; ++cap)
-    if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL && errno != EPERM) return errno;
+  // EINVAL: past the kernel's last capability. EPERM: no CAP_SETPCAP, so the
+  // bounding set cannot change at all (nor matter: see capset below).
+  for (int cap = 0; cap < 64; ++cap) {
+    if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == 0) continue;
+    if (errno == EINVAL || errno == EPERM) break;
+    return errno;
+  }
   // Needs CAP_SETPCAP; without it the thread has no capabilities to lose anyway.
   const unsigned long locked = SECBIT_KEEP_CAPS_LOCKED | SECBIT_NO_SETUID_FIXUP | SECBIT_NO_SETUID_FIXUP_LOCKED |
                                SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_CAP_AMBIENT_RAISE |

@@ -10,6 +10,13 @@
 
 namespace aasm::plan {
 
+// A little-endian unsigned integer of `width` bytes (1 to 8) at `p`.
+inline uint64_t load_le(const uint8_t* p, int width) {
+  uint64_t v = 0;
+  for (int i = 0; i < width; ++i) v |= uint64_t(p[i]) << (8 * i);
+  return v;
+}
+
 class ByteWriter {
  public:
   void u8(uint8_t v) { bytes_.push_back(v); }
@@ -52,10 +59,17 @@ class ByteReader {
   uint16_t u16() { return uint16_t(get(2)); }
   uint32_t u32() { return uint32_t(get(4)); }
   uint64_t u64() { return get(8); }
-  std::string str16() {
+  std::string str16() { return std::string(view16()); }
+  // The same, without a copy: valid as long as the underlying bytes.
+  std::string_view view16() {
     size_t n = u16();
     if (!take(n)) return {};
-    return std::string(reinterpret_cast<const char*>(bytes_.data() + at_ - n), n);
+    return {reinterpret_cast<const char*>(bytes_.data() + at_ - n), n};
+  }
+  // `n` raw bytes, or an empty span (and failure) when fewer remain.
+  std::span<const uint8_t> bytes(size_t n) {
+    if (!take(n)) return {};
+    return bytes_.subspan(at_ - n, n);
   }
 
  private:
@@ -69,9 +83,7 @@ class ByteReader {
   }
   uint64_t get(int width) {
     if (!take(size_t(width))) return 0;
-    uint64_t v = 0;
-    for (int i = 0; i < width; ++i) v |= uint64_t(bytes_[at_ - width + i]) << (8 * i);
-    return v;
+    return load_le(bytes_.data() + at_ - width, width);
   }
   std::span<const uint8_t> bytes_;
   size_t at_ = 0;

@@ -261,9 +261,13 @@ Status decode_program(ByteReader& r, Plan& plan) {
       return fault(std::string("seccomp programs for ") + audit_arch_name(program.audit_arch) +
                    " continue after their main program, which must come last");
   }
-  if (r.remaining() < size_t(count) * 8) return truncated("seccomp-program");
-  program.instructions.reserve(count);
-  for (uint32_t i = 0; i < count; ++i) program.instructions.push_back({r.u16(), r.u8(), r.u8(), r.u32()});
+  const std::span<const uint8_t> code = r.bytes(size_t(count) * 8);
+  if (!r.ok()) return truncated("seccomp-program");
+  program.instructions.resize(count);
+  for (uint32_t i = 0; i < count; ++i) {
+    const uint8_t* in = code.data() + 8 * i;
+    program.instructions[i] = {uint16_t(load_le(in, 2)), in[2], in[3], uint32_t(load_le(in + 4, 4))};
+  }
   plan.seccomp.push_back(std::move(program));
   return Ok{};
 }
@@ -327,19 +331,20 @@ Status decode_manifest(ByteReader& r, Plan& plan) {
   const uint32_t count = r.u32();
   if (count > kMaxListEntries) return fault("syscall manifest has too many entries");
   if (r.remaining() < size_t(count) * 8) return truncated("syscall-manifest");  // 8: the smallest entry
-  plan.syscalls.reserve(count);
-  for (uint32_t i = 0; i < count && r.ok(); ++i) {
-    SyscallEntry entry;
+  plan.syscalls.resize(count);
+  std::string_view previous;
+  for (SyscallEntry& entry : plan.syscalls) {
     const uint16_t origin = r.u16();
     entry.action = r.u32();
-    entry.name = r.str16();
+    const std::string_view name = r.view16();
     if (!r.ok()) return truncated("syscall-manifest");
-    if (!plan.syscalls.empty() && plan.syscalls.back().name >= entry.name)
+    if (&entry != plan.syscalls.data() && previous >= name)
       return fault("syscall manifest names are not sorted and unique");
     if (origin != uint16_t(SyscallOrigin::kPolicy) && origin != uint16_t(SyscallOrigin::kStartup))
       return fault("syscall manifest entry has an unknown origin");
     entry.origin = SyscallOrigin(origin);
-    plan.syscalls.push_back(std::move(entry));
+    entry.name = name;
+    previous = name;
   }
   return Ok{};
 }
