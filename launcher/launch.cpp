@@ -122,6 +122,7 @@ int child_exit_code(ChildStage stage, int error) {
 struct ChildIo {
   int stdout_write = -1, stderr_write = -1;
   std::vector<int> cgroup_procs;  // v1: the run's cgroup.procs files, to move itself in
+  pid_t supervisor = -1;
   int supervisor_pidfd = -1;      // readable once the supervisor has exited
   uid_t uid = 0;
   gid_t gid = 0;
@@ -159,10 +160,10 @@ bool supervisor_gone(int pidfd) {
   // the user's to type into, and the tree is one process group to signal.
   if (::setsid() < 0) child_fail(report, ChildStage::kSession, errno);
   // Die with the supervisor; re-check in case it died before prctl took
-  // effect (through its pidfd: in a new PID namespace getppid() is 0).
-  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || supervisor_gone(io.supervisor_pidfd))
-    child_fail(report, ChildStage::kParentGone, ESRCH);
+  // effect (in a new PID namespace getppid() is 0: there, through its pidfd).
   const uint32_t fresh = prepared.plan.process ? prepared.plan.process->namespaces : 0;
+  const bool parent_gone = (fresh & plan::kNamespacePid) ? supervisor_gone(io.supervisor_pidfd) : ::getppid() != io.supervisor;
+  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || parent_gone) child_fail(report, ChildStage::kParentGone, ESRCH);
   if (int error = namespaces::finish_in_child(fresh, io.uid, io.gid)) child_fail(report, ChildStage::kNamespaces, error);
   if ((io.stdout_write >= 0 && ::dup2(io.stdout_write, STDOUT_FILENO) < 0) ||
       (io.stderr_write >= 0 && ::dup2(io.stderr_write, STDERR_FILENO) < 0))
@@ -438,9 +439,15 @@ int launch(const LaunchRequest& request) {
     return exit_code::kLauncherError;
   }
 
-  void* page = ::mmap(nullptr, sizeof(ChildReport), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  if (page == MAP_FAILED) return refuse(std::string("mmap: ") + std::strerror(errno));
-  auto* report = new (page) ChildReport{};
+  // The child shares this memory until it execs, except when clone3 puts it
+  // into a v2 cgroup (kernel/spawn.h): then the report needs a shared page.
+  static ChildReport report_in_this_memory;
+  ChildReport* report = &report_in_this_memory;
+  if (prepared->cgroup && prepared->cgroup->v2_directory_fd() >= 0) {
+    void* page = ::mmap(nullptr, sizeof(ChildReport), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (page == MAP_FAILED) return refuse(std::string("mmap: ") + std::strerror(errno));
+    report = new (page) ChildReport{};
+  }
 
   std::vector<char*> argv;
   for (const std::string& arg : request.command) argv.push_back(const_cast<char*>(arg.c_str()));
@@ -457,14 +464,15 @@ int launch(const LaunchRequest& request) {
   // Orphans of the tree are reparented here and reaped at once, instead of
   // lingering under pid 1 and keeping the cgroup's task count up.
   if (prepared->cgroup) ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+  ChildIo io{out_pipe[1], err_pipe[1], {}, ::getpid(), int(::syscall(SYS_pidfd_open, ::getpid(), 0)), ::geteuid(),
+             ::getegid(), {}};
+  if (io.supervisor_pidfd < 0)
+    return refuse(std::string("pidfd_open: ") + std::strerror(errno) + " (Linux 5.3 or later is needed)");
   // If this supervisor is killed, the janitor ends the command's group and
   // empties and removes the run's cgroup. It starts before the command and
   // learns its pid from the kernel as the command is created.
-  auto janitor = Janitor::start(prepared->cgroup ? prepared->cgroup->paths() : std::vector<std::string>{});
+  auto janitor = Janitor::start(io.supervisor_pidfd, prepared->cgroup ? prepared->cgroup->paths() : std::vector<std::string>{});
   if (!janitor) return refuse(janitor.error().message);
-  ChildIo io{out_pipe[1], err_pipe[1], {}, int(::syscall(SYS_pidfd_open, ::getpid(), 0)), ::geteuid(), ::getegid(), {}};
-  if (io.supervisor_pidfd < 0)
-    return refuse(std::string("pidfd_open: ") + std::strerror(errno) + " (Linux 5.3 or later is needed)");
   const int cgroup_v2_fd = prepared->cgroup ? prepared->cgroup->v2_directory_fd() : -1;
   if (prepared->cgroup && cgroup_v2_fd < 0) {
     auto procs = prepared->cgroup->open_procs_files();

@@ -3,7 +3,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
-#include <sys/mman.h>
+#include <poll.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -21,7 +21,8 @@ struct Janitor::Shared {
   static constexpr int kMaxGroups = 8;
   static constexpr int kPathBytes = 512;
   pid_t command = 0;  // written by the kernel (CLONE_PARENT_SETTID)
-  int pipe_read = -1, pipe_write = -1;
+  int supervisor_pidfd = -1;
+  std::atomic<bool> released{false};
   int groups = 0;
   char procs[kMaxGroups][kPathBytes];  // <dir>/cgroup.procs
   char dirs[kMaxGroups][kPathBytes];
@@ -31,8 +32,10 @@ struct Janitor::Shared {
 
 namespace {
 
-constexpr char kDone = 'd';
 using Shared = Janitor::Shared;
+// In .bss: nothing to map per launch, and its pages are touched only as used.
+Shared g_shared;
+bool g_started = false;
 
 void pause_a_millisecond() {
   const timespec delay{0, 1000 * 1000};
@@ -99,56 +102,40 @@ int janitor_main(void* argument) {
     raw::syscall4(SYS_rt_sigaction, sig, long(&ignore), 0, sizeof ignore.mask);
   const unsigned long none = 0;
   raw::syscall4(SYS_rt_sigprocmask, SIG_SETMASK, long(&none), 0, sizeof none);
-  // Only its pipe end stays open: no copy of the supervisor's descriptors
-  // (a pipe's write end, a ruleset) outlives the supervisor in here.
-  raw::syscall4(SYS_close_range, 0, s.pipe_read - 1, 0);
-  raw::syscall4(SYS_close_range, s.pipe_read + 1, ~0u, 0);
-  char byte = 0;
+  // Only the supervisor's pidfd stays open: no copy of the supervisor's
+  // descriptors (its standard streams, a ruleset) outlives it in here.
+  if (s.supervisor_pidfd > 0) raw::syscall4(SYS_close_range, 0, s.supervisor_pidfd - 1, 0);
+  raw::syscall4(SYS_close_range, s.supervisor_pidfd + 1, ~0u, 0);
+  // A pidfd polls readable once its process has exited.
+  pollfd exited{s.supervisor_pidfd, POLLIN, 0};
   long n;
-  while ((n = raw::syscall4(SYS_read, s.pipe_read, long(&byte), 1)) == -EINTR) {
+  while ((n = raw::syscall4(SYS_poll, long(&exited), 1, -1)) == -EINTR) {
   }
-  if (!(n == 1 && byte == kDone)) clean_up_after(s);
+  if (!s.released.load()) clean_up_after(s);
   raw::syscall4(SYS_exit, 0);
   return 0;
 }
 
 }  // namespace
 
-Result<Janitor> Janitor::start(const std::vector<std::string>& cgroup_dirs) {
+Result<Janitor> Janitor::start(int supervisor_pidfd, const std::vector<std::string>& cgroup_dirs) {
+  if (g_started) return make_error("janitor: one per process");
   if (cgroup_dirs.size() > size_t(Shared::kMaxGroups)) return make_error("janitor: too many cgroup directories");
-  // Private anonymous memory is shared with the janitor all the same (CLONE_VM)
-  // and cheaper to fault in than a shared mapping; default-initialized, so
-  // the stack pages are not written until used.
-  void* mapping = ::mmap(nullptr, sizeof(Shared), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (mapping == MAP_FAILED) return make_error(std::string("janitor: mmap: ") + std::strerror(errno));
-  auto* s = new (mapping) Shared;
+  Shared* s = &g_shared;
   for (const std::string& dir : cgroup_dirs) {
-    if (dir.size() + sizeof "/cgroup.procs" > size_t(Shared::kPathBytes)) {
-      ::munmap(mapping, sizeof(Shared));
+    if (dir.size() + sizeof "/cgroup.procs" > size_t(Shared::kPathBytes))
       return make_error("janitor: cgroup path too long: " + dir);
-    }
     std::memcpy(s->dirs[s->groups], dir.c_str(), dir.size() + 1);
     std::memcpy(s->procs[s->groups], dir.c_str(), dir.size());
     std::memcpy(s->procs[s->groups] + dir.size(), "/cgroup.procs", sizeof "/cgroup.procs");
     ++s->groups;
   }
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) {
-    ::munmap(mapping, sizeof(Shared));
-    return make_error(std::string("janitor: pipe2: ") + std::strerror(errno));
-  }
-  s->pipe_read = fds[0];
-  s->pipe_write = fds[1];
-  // No SIGCHLD: the supervisor never waits for it; whoever inherits it reaps it.
+  s->supervisor_pidfd = supervisor_pidfd;
+  // No exit signal: the supervisor never waits for it; whoever inherits it
+  // reaps it. CLONE_FILES is not shared: the janitor closes its own copies.
   s->janitor = ::clone(janitor_main, s->stack + sizeof s->stack, CLONE_VM, s);
-  if (s->janitor < 0) {
-    const int error = errno;
-    ::close(fds[0]);
-    ::close(fds[1]);
-    ::munmap(mapping, sizeof(Shared));
-    return make_error(std::string("janitor: clone: ") + std::strerror(error));
-  }
-  ::close(fds[0]);
+  if (s->janitor < 0) return make_error(std::string("janitor: clone: ") + std::strerror(errno));
+  g_started = true;
   return Janitor(s);
 }
 
@@ -158,12 +145,8 @@ pid_t* Janitor::pid_slot() { return &shared_->command; }
 
 void Janitor::release() {
   if (!shared_) return;
-  const char done = kDone;
-  while (::write(shared_->pipe_write, &done, 1) < 0 && errno == EINTR) {
-  }
-  ::close(shared_->pipe_write);
-  // Not unmapped: the janitor may still be reading it on its way out; the
-  // mapping goes with the supervisor's exit.
+  // Read by the janitor once this process has exited.
+  shared_->released.store(true);
   shared_ = nullptr;
 }
 

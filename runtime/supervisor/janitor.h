@@ -1,15 +1,16 @@
 // The janitor: a small process the supervisor starts before the command. It
-// waits on a pipe only the supervisor holds; if the supervisor dies without
-// saying it is done (kill -9), the pipe's end arrives and the janitor kills
-// what the supervisor would have killed: the command's process group, and,
-// when the run has cgroups, every task in them, until they are empty, and
-// then removes them. The parent-death signal covers the command itself; the
-// janitor covers its descendants, including those that left its session.
+// waits on the supervisor's pidfd; if the supervisor exits without having
+// said it is done (kill -9), the janitor kills what the supervisor would
+// have killed: the command's process group, and, when the run has cgroups,
+// every task in them, until they are empty, and then removes them. The
+// parent-death signal covers the command itself; the janitor covers its
+// descendants, including those that left its session.
 //
 // It shares the supervisor's memory (clone(CLONE_VM), no page tables copied)
 // and makes only raw system calls (kernel/raw_syscall.h), so it never writes
 // the errno both processes see. What it needs is laid out in plain arrays
-// before it starts; the command's pid arrives through its pid slot.
+// before it starts; the command's pid arrives through its pid slot. One per
+// process.
 #pragma once
 
 #include <sys/types.h>
@@ -24,8 +25,9 @@ namespace aasm {
 
 class Janitor {
  public:
-  // `cgroup_dirs`: the run's cgroup directories (empty without one).
-  static Result<Janitor> start(const std::vector<std::string>& cgroup_dirs);
+  // `supervisor_pidfd`: a pidfd of the calling process (the janitor keeps its
+  // own copy). `cgroup_dirs`: the run's cgroup directories (empty without one).
+  static Result<Janitor> start(int supervisor_pidfd, const std::vector<std::string>& cgroup_dirs);
   Janitor(Janitor&& other) noexcept;
   Janitor& operator=(Janitor&&) = delete;
   ~Janitor();

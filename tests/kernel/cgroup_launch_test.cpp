@@ -2,8 +2,14 @@
 // ceiling reported from the kernel's counters, and a cleanup that leaves no
 // descendant behind, even one in its own session ignoring SIGTERM. Each with
 // a control that shows what the cgroup is responsible for.
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
 
 #include <chrono>
 #include <thread>
@@ -119,6 +125,85 @@ TEST_CASE("cgroup: a double-forked daemon in its own session that ignores SIGTER
     CHECK_FALSE(left.empty());  // what the cgroup is for
     for (pid_t pid : left) ::kill(pid, SIGKILL);
   }
+}
+
+// The launcher's own v1 pids cgroup directory, from /proc/self/cgroup (the
+// launcher is this test's child, so it is in the same one).
+std::string own_pids_cgroup() {
+  std::ifstream in("/proc/self/cgroup");
+  std::string line;
+  while (std::getline(in, line)) {
+    const size_t first = line.find(':'), second = line.find(':', first + 1);
+    if (line.substr(first + 1, second - first - 1) == "pids") {
+      const std::string path = line.substr(second + 1);
+      return "/sys/fs/cgroup/pids" + (path == "/" ? "" : path);
+    }
+  }
+  return "";
+}
+
+// Those of them that are the daemon itself: `sleep MARKER` (the launcher's
+// and the shells' command lines carry the marker too, for a while).
+std::vector<pid_t> sleepers_with(const std::string& marker) {
+  std::vector<pid_t> out;
+  for (pid_t pid : processes_with(marker)) {
+    std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
+    std::string name;
+    if (std::getline(comm, name) && name == "sleep") out.push_back(pid);
+  }
+  return out;
+}
+
+bool exists(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+// kill -9 of the launcher: the janitor it started before the command (it
+// shares the launcher's memory and watches its pidfd) kills every task in
+// the run's cgroup, also a daemon that left the command's session, and
+// removes the cgroup.
+TEST_CASE("cgroup: kill -9 of the launcher mid-run leaves no daemon and no cgroup behind") {
+  const std::string pids_root = own_pids_cgroup();
+  REQUIRE_MESSAGE(exists(pids_root + "/cgroup.procs"), "no v1 pids hierarchy at ", pids_root);
+  TempDir dir;
+  const std::string marker = "31.4159";
+  const std::string plan = plan_with(dir, "killed", "  resources:\n    pids: 64\n");
+  const std::string script = "/usr/bin/setsid /usr/bin/sh -c 'trap \"\" TERM; exec /usr/bin/sleep " + marker +
+                             "' </dev/null >/dev/null 2>&1 & exec /usr/bin/sleep 30";
+  const std::string launcher = std::getenv("AASM_LAUNCH");
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    const int null = ::open("/dev/null", O_RDWR);
+    if (null < 0 || ::dup2(null, 1) < 0 || ::dup2(null, 2) < 0) _exit(126);
+    ::execl(launcher.c_str(), launcher.c_str(), plan.c_str(), "--", "/usr/bin/sh", "-c", script.c_str(), nullptr);
+    _exit(127);
+  }
+  const std::string run_cgroup = pids_root + "/aasm-" + std::to_string(pid);
+  std::vector<pid_t> daemon;
+  for (int i = 0; i < 100 && daemon.empty(); ++i) {
+    daemon = sleepers_with(marker);
+    if (daemon.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  REQUIRE_MESSAGE(!daemon.empty(), "the daemon never started");
+  // Control: left alone, the daemon and the run's cgroup are still there.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  CHECK(sleepers_with(marker) == daemon);
+  CHECK(exists(run_cgroup));
+
+  REQUIRE(::kill(pid, SIGKILL) == 0);
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  CHECK((WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL));
+  bool gone = false;
+  for (int i = 0; i < 150 && !gone; ++i) {
+    gone = sleepers_with(marker).empty() && !exists(run_cgroup);
+    if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  CHECK_MESSAGE(sleepers_with(marker).empty(), "the daemon outlived its killed launcher by 3 s");
+  CHECK_MESSAGE(!exists(run_cgroup), run_cgroup, " is still there 3 s after the launcher was killed");
+  for (pid_t left : sleepers_with(marker)) ::kill(left, SIGKILL);
 }
 
 }  // namespace
