@@ -59,7 +59,13 @@ enum class ChildStage : uint32_t {
 };
 
 // Steps the child completed, stored before exec: the receipt's "measured".
-enum ChildDone : uint32_t { kLandlockRestricted = 1u << 0, kSelfCheckPassed = 1u << 1, kSeccompInstalled = 1u << 2 };
+enum ChildDone : uint32_t {
+  kLandlockRestricted = 1u << 0,
+  kSelfCheckPassed = 1u << 1,
+  kSeccompInstalled = 1u << 2,
+  kNamespacesReady = 1u << 3,
+  kCapabilitiesDropped = 1u << 4,
+};
 
 struct ChildReport {
   std::atomic<uint32_t> stage;
@@ -165,6 +171,7 @@ bool supervisor_gone(int pidfd) {
   const bool parent_gone = (fresh & plan::kNamespacePid) ? supervisor_gone(io.supervisor_pidfd) : ::getppid() != io.supervisor;
   if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || parent_gone) child_fail(report, ChildStage::kParentGone, ESRCH);
   if (int error = namespaces::finish_in_child(fresh, io.uid, io.gid)) child_fail(report, ChildStage::kNamespaces, error);
+  report->done.fetch_or(kNamespacesReady);
   if ((io.stdout_write >= 0 && ::dup2(io.stdout_write, STDOUT_FILENO) < 0) ||
       (io.stderr_write >= 0 && ::dup2(io.stderr_write, STDERR_FILENO) < 0))
     child_fail(report, ChildStage::kDescriptors, errno);
@@ -176,8 +183,8 @@ bool supervisor_gone(int pidfd) {
   // Every capability goes (the policy cannot keep any yet): a root command
   // with CAP_SYS_PTRACE would still read other processes' /proc files under
   // Landlock. Before no_new_privs and Landlock, which need none of them.
-  if (int error = capabilities::drop_all())
-    child_fail(report, ChildStage::kCapabilities, error);
+  if (int error = capabilities::drop_all()) child_fail(report, ChildStage::kCapabilities, error);
+  report->done.fetch_or(kCapabilitiesDropped);
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) child_fail(report, ChildStage::kNoNewPrivs, errno);
   if (prepared.ruleset_fd >= 0) {
     if (int error = landlock::restrict_self(prepared.ruleset_fd)) child_fail(report, ChildStage::kLandlock, error);
@@ -366,6 +373,20 @@ Receipt make_receipt(const Prepared& prepared, uint32_t done, const std::string&
                           installed ? "measured: seccomp(SECCOMP_SET_MODE_FILTER) returned 0 for every program"
                                     : "measured: the child stopped before the filters were installed"});
   }
+  const uint32_t fresh = prepared.plan.process ? prepared.plan.process->namespaces : 0;
+  if (fresh) {
+    const bool ready = done & kNamespacesReady;
+    r.controls.push_back({"namespaces", namespaces::names(fresh), "enforce, required", ready ? "enforced" : "not established",
+                          ready ? "measured: the command's process was created in them (clone returned its pid)" +
+                                      std::string(fresh & plan::kNamespaceUser ? "; its user namespace's id maps were written" : "") +
+                                      (fresh & plan::kNamespaceMount ? "; its mounts were made private" : "")
+                                : "measured: the child stopped before its namespaces were set up"});
+  }
+  const bool dropped = done & kCapabilitiesDropped;
+  r.controls.push_back({"capabilities", "none kept", "enforce, required", dropped ? "enforced" : "not established",
+                        dropped ? "measured: the ambient set cleared, the bounding set emptied, the securebits locked and "
+                                  "capset to empty sets returned 0"
+                                : "measured: the child stopped before dropping its capabilities"});
   for (const BoundPath& path : prepared.paths)
     r.paths.push_back({path.rule_template,
                        path.resolved.empty() ? "" : to_hex(sha256({reinterpret_cast<const uint8_t*>(path.resolved.data()), path.resolved.size()})),
@@ -376,7 +397,15 @@ Receipt make_receipt(const Prepared& prepared, uint32_t done, const std::string&
       std::string read_back;
       if (prepared.cgroup)
         for (const cgroup::Knob& knob : prepared.cgroup->knobs()) read_back += " " + knob.path + "=" + knob.read_back + ";";
-      r.controls.push_back({"resource", "memory, swap, pids, cpu of the whole tree",
+      std::string requested;
+      const auto add = [&requested](const char* name, const std::optional<uint64_t>& value, const char* unit) {
+        if (value) requested += (requested.empty() ? "" : ", ") + std::string(name) + " " + std::to_string(*value) + unit;
+      };
+      add("memory", p.memory, " bytes");
+      add("swap", p.swap, " bytes");
+      add("pids", p.pids, "");
+      add("cpu", p.cpu_millicores, " millicores");
+      r.controls.push_back({"resource", requested + " for the whole tree",
                             p.flags & plan::kProcessResourceDegradable ? "enforce, may degrade" : "enforce, required",
                             prepared.cgroup ? "enforced" : "not enforced",
                             prepared.cgroup ? "measured: the kernel read back" + read_back

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <utility>
 
 #include "plan/plan.h"
 
@@ -44,6 +45,16 @@ int clone_flags(uint32_t namespaces) {
   if (namespaces & plan::kNamespaceNet) flags |= CLONE_NEWNET;
   if (namespaces & plan::kNamespaceMount) flags |= CLONE_NEWNS;
   return flags;
+}
+
+std::string names(uint32_t namespaces) {
+  static const std::pair<uint32_t, const char*> kNames[] = {
+      {plan::kNamespaceUser, "user"}, {plan::kNamespacePid, "pid"},   {plan::kNamespaceIpc, "ipc"},
+      {plan::kNamespaceUts, "uts"},   {plan::kNamespaceNet, "net"},   {plan::kNamespaceMount, "mount"}};
+  std::string out;
+  for (const auto& [bit, name] : kNames)
+    if (namespaces & bit) out += std::string(out.empty() ? "" : ", ") + name;
+  return out;
 }
 
 int finish_in_child(uint32_t namespaces, uid_t uid, gid_t gid) {

@@ -85,6 +85,13 @@ TEST_CASE("receipt: controls measured at this launch, paths as templates and dig
       CHECK(control["basis"].get<std::string>().rfind("measured:", 0) == 0);
     }
   CHECK(read_enforced);
+  bool capabilities_dropped = false, namespaces_listed = false;
+  for (const auto& control : json["controls"]) {
+    if (control["domain"] == "capabilities") capabilities_dropped = control["achieved"] == "enforced";
+    if (control["domain"] == "namespaces") namespaces_listed = true;
+  }
+  CHECK(capabilities_dropped);
+  CHECK_FALSE(namespaces_listed);  // the plan asks for none
   bool cwd_template = false;
   for (const auto& path : json["paths"])
     if (path["template"] == "${CWD}") {
