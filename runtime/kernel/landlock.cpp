@@ -39,10 +39,8 @@ Result<int> create_ruleset(const plan::LandlockRuleset& ruleset) {
   return int(fd);
 }
 
-Status add_path_rule(int ruleset_fd, int path_fd, uint64_t access) {
-  struct stat st {};
-  if (::fstat(path_fd, &st) != 0) return make_error(std::string("fstat: ") + std::strerror(errno));
-  if (!S_ISDIR(st.st_mode)) access &= fs::kFileRights;
+Status add_path_rule(int ruleset_fd, int path_fd, const struct stat& path_stat, uint64_t access) {
+  if (!S_ISDIR(path_stat.st_mode)) access &= fs::kFileRights;
   if (access == 0) return Ok{};  // e.g. read_dir only, on a file: nothing to grant
   PathBeneathAttr attr{access, path_fd};
   if (::syscall(kSysAddRule, ruleset_fd, kRulePathBeneath, &attr, 0) != 0)

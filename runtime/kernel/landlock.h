@@ -1,6 +1,8 @@
 // Landlock applier: probe the ABI, build a ruleset from a plan, restrict.
 #pragma once
 
+#include <sys/stat.h>
+
 #include <cstdint>
 
 #include "plan/plan.h"
@@ -19,10 +21,10 @@ AbiProbe probe_abi();
 // Creates the ruleset (close-on-exec fd) with the plan's handled rights.
 Result<int> create_ruleset(const plan::LandlockRuleset& ruleset);
 
-// Grants `access` beneath the object `path_fd` (an O_PATH descriptor).
-// Directory-only rights are dropped for non-directories, as the kernel
-// requires.
-Status add_path_rule(int ruleset_fd, int path_fd, uint64_t access);
+// Grants `access` beneath the object `path_fd` (an O_PATH descriptor), whose
+// fstat the caller already has. Directory-only rights are dropped for
+// non-directories, as the kernel requires.
+Status add_path_rule(int ruleset_fd, int path_fd, const struct stat& path_stat, uint64_t access);
 
 // Grants `access` (LANDLOCK_ACCESS_NET_*) for TCP `port`.
 Status add_net_rule(int ruleset_fd, uint16_t port, uint64_t access);

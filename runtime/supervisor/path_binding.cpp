@@ -49,27 +49,15 @@ std::string rule_template(const plan::LandlockRule& rule) {
 
 // Landlock grants a rule's rights on its inode and everything beneath, so a
 // directory is readable when a READ_DIR rule sits on it or on an ancestor.
-// The candidates are "/" and real directories right below it (symbolic links
-// are skipped), so their only ancestor is the root: comparing inodes, not
-// names, also catches a rule bound through another name or a bind mount.
+// The root has no ancestor: it is denied unless a rule sits on it, and then
+// every directory is readable and none can serve. Inodes, not names, are
+// compared, which also catches a rule bound through another name or a bind
+// mount.
 int open_denied_directory(const BoundRuleset& bound) {
-  static const char* const kCandidates[] = {"/", "/boot", "/root", "/sys", "/proc", "/dev", "/var", "/etc", "/usr", "/tmp"};
   const int root = ::open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (root < 0) return -1;
-  const std::optional<FileIdentity> root_identity = identity_of(root);
-  if (!root_identity || grants_read_dir_on(bound, root_identity)) {
-    ::close(root);
-    return -1;
-  }
-  for (const char* candidate : kCandidates) {
-    const int fd = candidate[1] == '\0' ? root : ::open(candidate, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) continue;
-    if (const std::optional<FileIdentity> identity = identity_of(fd); identity && !grants_read_dir_on(bound, identity)) {
-      if (fd != root) ::close(root);
-      return fd;
-    }
-    if (fd != root) ::close(fd);
-  }
+  const std::optional<FileIdentity> identity = identity_of(root);
+  if (identity && !grants_read_dir_on(bound, identity)) return root;
   ::close(root);
   return -1;
 }
@@ -120,9 +108,15 @@ Result<BoundRuleset> bind_landlock_ruleset(const plan::LandlockRuleset& ruleset,
       return fail("landlock: required path '" + *path + "' cannot be opened: " + std::strerror(errno) +
                   " (create it, or list it under filesystem.optional)");
     }
-    Status added = landlock::add_path_rule(bound.ruleset_fd, path_fd, rule.access);
+    struct stat st {};
+    if (::fstat(path_fd, &st) != 0) {
+      const int error = errno;
+      ::close(path_fd);
+      return fail("landlock: fstat of '" + *path + "': " + std::strerror(error));
+    }
+    Status added = landlock::add_path_rule(bound.ruleset_fd, path_fd, st, rule.access);
     bound.granted.push_back({rule_template(rule), resolved == ResolvedPaths::kRecord ? resolved_path(path_fd, *path) : "",
-                             rule.access, identity_of(path_fd)});
+                             rule.access, FileIdentity{uint64_t(st.st_dev), uint64_t(st.st_ino)}});
     ::close(path_fd);
     if (!added) return fail("landlock: rule for '" + *path + "': " + added.error().message);
   }

@@ -50,7 +50,7 @@ struct BoundRuleset {
 
 // A directory the bound ruleset denies reading (none of its rules grants
 // READ_DIR on it or above it), opened O_PATH, for the self-check after
-// restrict_self; -1 when none of the usual candidates qualifies.
+// restrict_self: the root, unless a rule grants reading it (then -1).
 int open_denied_directory(const BoundRuleset& bound);
 
 // Whether binding also records each path as the kernel resolved it (a
