@@ -30,6 +30,7 @@
 #include "plan/plan.h"
 #include "kernel/landlock_uapi.h"
 #include "kernel/namespaces.h"
+#include "kernel/signals.h"
 #include "kernel/spawn.h"
 #include "supervisor/landlock_negotiation.h"
 #include "supervisor/path_binding.h"
@@ -54,7 +55,7 @@ int refuse(const std::string& message) {
 // system call its own seccomp filter might forbid; a successful exec drops
 // the mapping from the child, so the page stays zero.
 enum class ChildStage : uint32_t {
-  kNone, kCgroup, kSession, kParentGone, kDescriptors, kResourceLimits, kNamespaces, kCapabilities, kNoNewPrivs, kLandlock,
+  kNone, kCgroup, kSignals, kSession, kParentGone, kDescriptors, kResourceLimits, kNamespaces, kCapabilities, kNoNewPrivs, kLandlock,
   kSelfCheck, kSeccomp, kExec
 };
 
@@ -77,6 +78,7 @@ const char* stage_name(ChildStage stage) {
   switch (stage) {
     case ChildStage::kNone: return "none";
     case ChildStage::kCgroup: return "moving into the run's cgroup";
+    case ChildStage::kSignals: return "resetting signal dispositions";
     case ChildStage::kSession: return "new session";
     case ChildStage::kParentGone: return "parent-death check";
     case ChildStage::kDescriptors: return "closing inherited descriptors";
@@ -130,6 +132,7 @@ struct ChildIo {
   std::vector<int> cgroup_procs;  // v1: the run's cgroup.procs files, to move itself in
   pid_t supervisor = -1;
   int supervisor_pidfd = -1;      // readable once the supervisor has exited
+  uint64_t ignored_signals = 0;   // dispositions to reset (kernel/signals.h)
   uid_t uid = 0;
   gid_t gid = 0;
   sigset_t original_mask;
@@ -155,12 +158,11 @@ bool supervisor_gone(int pidfd) {
   // is counted there (on v2 the clone already put it there).
   if (int error = cgroup::place_self(io.cgroup_procs.data(), io.cgroup_procs.size()))
     child_fail(report, ChildStage::kCgroup, error);
-  // Every signal at its default, whatever the launcher inherited or set
-  // (SIGPIPE is ignored in the supervisor; an ignored SIGXFSZ would turn the
-  // file-size limit into EFBIG): exec keeps ignored dispositions. spawn
-  // blocked every signal, so none arrives before this.
-  for (int sig = 1; sig < NSIG; ++sig)
-    if (sig != SIGKILL && sig != SIGSTOP) ::signal(sig, SIG_DFL);
+  // Every signal the supervisor ignores back to its default (the
+  // supervisor holds no handlers, and exec keeps only ignored dispositions),
+  // then the mask the launcher started with. spawn blocked every signal, so
+  // none arrives before this.
+  if (int error = signals::reset_to_default(io.ignored_signals)) child_fail(report, ChildStage::kSignals, error);
   ::sigprocmask(SIG_SETMASK, &io.original_mask, nullptr);
   // A new session: no controlling terminal, so TIOCSTI has no terminal of
   // the user's to type into, and the tree is one process group to signal.
@@ -493,8 +495,8 @@ int launch(const LaunchRequest& request) {
   // Orphans of the tree are reparented here and reaped at once, instead of
   // lingering under pid 1 and keeping the cgroup's task count up.
   if (prepared->cgroup) ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-  ChildIo io{out_pipe[1], err_pipe[1], {}, ::getpid(), int(::syscall(SYS_pidfd_open, ::getpid(), 0)), ::geteuid(),
-             ::getegid(), {}};
+  ChildIo io{out_pipe[1], err_pipe[1], {}, ::getpid(), int(::syscall(SYS_pidfd_open, ::getpid(), 0)), signals::ignored(),
+             ::geteuid(), ::getegid(), {}};
   if (io.supervisor_pidfd < 0)
     return refuse(std::string("pidfd_open: ") + std::strerror(errno) + " (Linux 5.3 or later is needed)");
   // If this supervisor is killed, the janitor ends the command's group and

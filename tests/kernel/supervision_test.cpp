@@ -405,6 +405,29 @@ TEST_CASE("supervision: the command inherits only descriptors 0-2") {
   for (int fd : {file, null, pipe_fds[0], pipe_fds[1]}) ::close(fd);
 }
 
+// Signals ignored by whoever started the launcher (a shell's trap "", nohup)
+// would stay ignored across exec; the command gets them at their defaults.
+TEST_CASE("supervision: signals ignored by the launcher's parent are at their defaults in the command") {
+  TempDir dir;
+  const std::string plan = compile_plan(dir, "sigign");
+  const std::string traps = "trap '' TERM USR1 XFSZ HUP; exec ";
+  const Run r = run({"/usr/bin/sh", "-c", traps + "\"$0\" \"$1\" -- /usr/bin/grep SigIgn /proc/self/status",
+                     binary("AASM_LAUNCH"), plan});
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == "SigIgn:\t0000000000000000\n");
+
+  SUBCASE("control: started the same way without the launcher, the command inherits them") {
+    const Run c = run({"/usr/bin/sh", "-c", traps + "/usr/bin/grep SigIgn /proc/self/status"});
+    CHECK(c.exit_code == 0);
+    REQUIRE(c.out.rfind("SigIgn:\t", 0) == 0);
+    // TERM 15, USR1 10, XFSZ 25, HUP 1: bits 14, 9, 24, 0 (glibc's
+    // posix_spawn, which started the shell, adds its own 32 and 33).
+    const uint64_t ignored = std::stoull(c.out.substr(8), nullptr, 16);
+    CHECK((ignored & 0x1004201) == 0x1004201);
+  }
+}
+
 // ---------------------------------------------------------------- rlimits
 
 TEST_CASE("supervision: writing past resources.file_size is SIGXFSZ and the file stops at the limit") {
