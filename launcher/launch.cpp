@@ -182,10 +182,11 @@ bool supervisor_gone(int pidfd) {
     child_fail(report, ChildStage::kDescriptors, error);
   if (int error = rlimits::apply(prepared.plan.process ? &*prepared.plan.process : nullptr))
     child_fail(report, ChildStage::kResourceLimits, error);
-  // Every capability goes (the policy cannot keep any yet): a root command
-  // with CAP_SYS_PTRACE would still read other processes' /proc files under
+  // Every capability goes but those the plan keeps: a root command with
+  // CAP_SYS_PTRACE would still read other processes' /proc files under
   // Landlock. Before no_new_privs and Landlock, which need none of them.
-  if (int error = capabilities::drop_all()) child_fail(report, ChildStage::kCapabilities, error);
+  const uint64_t kept = prepared.plan.process ? prepared.plan.process->kept_capabilities : 0;
+  if (int error = capabilities::restrict_to(kept)) child_fail(report, ChildStage::kCapabilities, error);
   report->done.fetch_or(kCapabilitiesDropped);
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) child_fail(report, ChildStage::kNoNewPrivs, errno);
   if (prepared.ruleset_fd >= 0) {
@@ -238,6 +239,17 @@ Status check_plan_shape(const plan::Plan& plan) {
                       "); recompile with --arch " + plan::audit_arch_name(kNativeAuditArch));
   }
   return Ok{};
+}
+
+// A capability the plan keeps must be one the launcher holds: it cannot be
+// granted from nothing, and running without it would be less than planned.
+Status check_kept_capabilities(const plan::Plan& plan) {
+  const uint64_t kept = plan.process ? plan.process->kept_capabilities : 0;
+  const uint64_t missing = kept & ~capabilities::permitted();
+  if (!missing) return Ok{};
+  return make_error("isolation.linux_capabilities: the plan keeps " + capabilities::names(missing) +
+                    ", which aasm-launch does not hold; run it as root, or grant it the capability "
+                    "(setcap, or the service manager's AmbientCapabilities)");
 }
 
 // Limits of the whole tree (memory, tasks, CPU) go into the run's cgroup,
@@ -301,6 +313,7 @@ Result<Prepared> prepare(const LaunchRequest& request, int& lookup_errno) {
   }
   for (const plan::SeccompProgram* program : plan::programs_for(prepared.plan, kNativeAuditArch))
     prepared.filters.push_back(seccomp::prepare(*program));
+  if (Status kept = check_kept_capabilities(prepared.plan); !kept) return kept.error();
   if (Status tree = create_run_cgroup(prepared); !tree) return tree.error();
   prepared.environment = build_environment(prepared.plan.process ? &*prepared.plan.process : nullptr, environ);
   for (std::string& variable : prepared.environment) prepared.envp.push_back(variable.data());
@@ -385,10 +398,15 @@ Receipt make_receipt(const Prepared& prepared, uint32_t done, const std::string&
                                 : "measured: the child stopped before its namespaces were set up"});
   }
   const bool dropped = done & kCapabilitiesDropped;
-  r.controls.push_back({"capabilities", "none kept", "enforce, required", dropped ? "enforced" : "not established",
-                        dropped ? "measured: the ambient set cleared, the bounding set emptied, the securebits locked and "
-                                  "capset to empty sets returned 0"
-                                : "measured: the child stopped before dropping its capabilities"});
+  const uint64_t kept = prepared.plan.process ? prepared.plan.process->kept_capabilities : 0;
+  r.controls.push_back({"capabilities", kept ? "kept: " + capabilities::names(kept) : "none kept", "enforce, required",
+                        dropped ? "enforced" : "not established",
+                        !dropped ? "measured: the child stopped before dropping its capabilities"
+                        : kept   ? "measured: every other capability dropped from the bounding set, the kept ones set "
+                                   "as effective, permitted, inheritable and ambient, the securebits locked; every call "
+                                   "returned 0"
+                                 : "measured: the ambient set cleared, the bounding set emptied, the securebits locked and "
+                                   "capset to empty sets returned 0"});
   for (const BoundPath& path : prepared.paths)
     r.paths.push_back({path.rule_template,
                        path.resolved.empty() ? "" : to_hex(sha256({reinterpret_cast<const uint8_t*>(path.resolved.data()), path.resolved.size()})),

@@ -7,11 +7,6 @@ class Refusals {
  public:
   explicit Refusals(Diagnostics& diags) : diags_(diags) {}
 
-  void refuse(const std::string& what, const SourceRef& where) {
-    refuse_because(what, "this version of aasm cannot enforce it yet; the compile is refused rather than produce a "
-                         "plan that silently lacks it",
-                   where);
-  }
   void refuse_because(const std::string& what, const std::string& why, const SourceRef& where) {
     ++count_;
     const std::string message = what + " cannot be enforced: " + why;
@@ -38,9 +33,6 @@ bool check_lowerable(const PolicyIR& ir, Diagnostics& diags) {
                               "no kernel mechanism enforces host names; list network_outbound in isolation.degraded to "
                               "run with it recorded as not enforced, or write tcp:PORT entries",
                               from);
-  if (ir.isolation.linux_capabilities)
-    for (const auto& [cap, from] : *ir.isolation.linux_capabilities)
-      refusals.refuse("isolation.linux_capabilities: " + cap, from);
   return refusals.ok();
 }
 

@@ -7,6 +7,7 @@
 
 #include "backend/landlock_lowering.h"
 #include "backend/seccomp_lowering.h"
+#include "kernel/capabilities.h"
 
 namespace aasmc {
 namespace {
@@ -42,7 +43,9 @@ void add_meta(const PolicyIR& ir, Plan& plan) {
 // Resources, supervision limits and the environment; nullopt when the policy
 // sets none of them.
 std::optional<aasm::plan::ProcessSettings> lower_process(const PolicyIR& ir) {
-  if (ir.resources.empty() && ir.environment.empty() && ir.isolation.namespaces.empty()) return std::nullopt;
+  const bool keeps_capabilities = ir.isolation.linux_capabilities && !ir.isolation.linux_capabilities->empty();
+  if (ir.resources.empty() && ir.environment.empty() && ir.isolation.namespaces.empty() && !keeps_capabilities)
+    return std::nullopt;
   aasm::plan::ProcessSettings p;
   auto value = [](const std::optional<Effective<uint64_t>>& v) -> std::optional<uint64_t> {
     if (!v) return std::nullopt;
@@ -64,6 +67,9 @@ std::optional<aasm::plan::ProcessSettings> lower_process(const PolicyIR& ir) {
       {"net", aasm::plan::kNamespaceNet}, {"mount", aasm::plan::kNamespaceMount}, {"user", aasm::plan::kNamespaceUser}};
   for (const auto& [name, bit] : kNamespaces)
     if (ir.isolation.namespaces.count(name)) p.namespaces |= bit;
+  if (ir.isolation.linux_capabilities)
+    for (const auto& [name, from] : *ir.isolation.linux_capabilities)
+      if (std::optional<int> number = aasm::capabilities::number(name)) p.kept_capabilities |= uint64_t(1) << *number;
   if (!ir.environment.empty()) {
     p.environment_filtered = true;
     if (ir.environment.pass)

@@ -8,6 +8,7 @@
 #include "kernel/landlock_uapi.h"
 #include "supervisor/path_binding.h"  // rule_template
 #include "support/errno_names.h"
+#include "kernel/capabilities.h"
 
 namespace aasmc {
 
@@ -86,6 +87,7 @@ std::string describe_plan(const Plan& plan, const aasm::Sha256Digest& digest, bo
     value("stdout", p.stdout_bytes, " bytes");
     value("stderr", p.stderr_bytes, " bytes");
     if (p.flags & kProcessResourceDegradable) out << "  resource may degrade\n";
+    if (p.kept_capabilities) out << "  capabilities kept: " << aasm::capabilities::names(p.kept_capabilities) << "\n";
     if (p.namespaces) {
       out << "  namespaces:";
       static const char* const kNames[] = {"pid", "ipc", "uts", "net", "mount", "user"};

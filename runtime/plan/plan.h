@@ -117,6 +117,7 @@ struct ProcessSettings {
   std::vector<std::pair<std::string, std::string>> environment_set;  // sorted by name
   uint16_t flags = 0;       // kProcessResourceDegradable
   uint32_t namespaces = 0;  // kNamespace* bits: fresh namespaces for the tree
+  uint64_t kept_capabilities = 0;  // bit N: capability N stays (isolation.linux_capabilities)
   bool operator==(const ProcessSettings&) const = default;
 };
 inline constexpr uint16_t kProcessResourceDegradable = 1u << 0;
@@ -127,6 +128,7 @@ inline constexpr uint32_t kNamespaceNet = 1u << 3;
 inline constexpr uint32_t kNamespaceMount = 1u << 4;
 inline constexpr uint32_t kNamespaceUser = 1u << 5;
 inline constexpr uint32_t kKnownNamespaces = (1u << 6) - 1;
+inline constexpr int kKnownCapabilities = 41;  // CAP_CHOWN (0) to CAP_CHECKPOINT_RESTORE (40)
 
 struct Plan {
   std::vector<std::pair<std::string, std::string>> meta;  // sorted by key

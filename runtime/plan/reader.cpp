@@ -319,8 +319,10 @@ Status decode_process(ByteReader& r, Plan& plan) {
     p.environment_set.emplace_back(std::move(name), std::move(value));
   }
   p.namespaces = r.u32();
+  p.kept_capabilities = r.u64();
   if (!r.ok()) return truncated("process");
   if (p.namespaces & ~kKnownNamespaces) return fault("process section asks for an unknown namespace");
+  if (p.kept_capabilities >> kKnownCapabilities) return fault("process section keeps an unknown capability");
   if (!p.environment_filtered && (!p.environment_pass.empty() || !p.environment_set.empty()))
     return fault("process section lists environment variables but does not filter the environment");
   plan.process = std::move(p);

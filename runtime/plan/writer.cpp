@@ -91,6 +91,7 @@ std::vector<uint8_t> encode_process(const ProcessSettings& p) {
     w.str16(value);
   }
   w.u32(p.namespaces);
+  w.u64(p.kept_capabilities);
   return std::move(w.bytes());
 }
 

@@ -25,6 +25,20 @@ TEST_CASE("plan: a plan with no landlock and no seccomp round-trips too") {
   CHECK_FALSE(decoded->landlock.has_value());
 }
 
+TEST_CASE("plan: a process section with namespaces and kept capabilities round-trips") {
+  plan::Plan p = test::sample_plan();
+  plan::ProcessSettings process;
+  process.pids = 64;
+  process.namespaces = plan::kNamespaceUser | plan::kNamespacePid;
+  process.kept_capabilities = uint64_t(1) << 10;  // CAP_NET_BIND_SERVICE
+  p.process = process;
+  const std::vector<uint8_t> bytes = plan::encode_plan(p);
+  auto decoded = plan::decode_plan(bytes);
+  REQUIRE_MESSAGE(decoded, (decoded ? "" : decoded.error().message));
+  CHECK(*decoded == p);
+  CHECK(plan::encode_plan(*decoded) == bytes);
+}
+
 TEST_CASE("plan: layout is the documented one") {
   const std::vector<uint8_t> bytes = plan::encode_plan(test::sample_plan());
   REQUIRE(bytes.size() > plan::kHeaderSize + plan::kDigestSize);

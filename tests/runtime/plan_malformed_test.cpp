@@ -23,6 +23,19 @@ size_t first_section_offset(const Bytes& bytes) {
   return size_t(r.u64());
 }
 
+// A process section with nothing but `namespaces` and `kept_capabilities`.
+Bytes process_body(uint32_t namespaces, uint64_t kept) {
+  plan::ByteWriter w;
+  w.u32(0);           // no values present
+  w.u16(0);           // flags
+  w.u16(0);           // the launcher's environment
+  w.u32(0);           // pass names
+  w.u32(0);           // set values
+  w.u32(namespaces);
+  w.u64(kept);
+  return w.bytes();
+}
+
 struct Case {
   const char* name;
   std::function<Bytes()> make;
@@ -94,6 +107,12 @@ const Case kCases[] = {
        return test::assemble({{1, 0, test::meta_body()}, {3, plan::kSectionCritical, w.bytes()}});
      },
      "0 instructions"},
+    {"process section keeping capability 41",
+     [] { return test::assemble({{1, 0, test::meta_body()}, {5, plan::kSectionCritical, process_body(0, uint64_t(1) << 41)}}); },
+     "unknown capability"},
+    {"process section asking for namespace bit 6",
+     [] { return test::assemble({{1, 0, test::meta_body()}, {5, plan::kSectionCritical, process_body(1u << 6, 0)}}); },
+     "unknown namespace"},
 };
 
 }  // namespace

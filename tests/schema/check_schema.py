@@ -234,13 +234,13 @@ def check_closed_lists(schema, report):
         if schema_errnos != compiler_errnos:
             report.fail(f"schema {name} errno names differ from errno_names.cpp: only in the schema "
                         f"{sorted(schema_errnos - compiler_errnos)}, only in the compiler {sorted(compiler_errnos - schema_errnos)}")
-    # Linux capabilities: the compiler's list is in frontend/parse_policy.cpp.
-    with open(os.path.join(ROOT, "compiler", "frontend", "parse_policy.cpp"), encoding="utf-8") as f:
+    # Linux capabilities: the compiler's and launcher's list is in runtime/kernel/capabilities.cpp.
+    with open(os.path.join(ROOT, "runtime", "kernel", "capabilities.cpp"), encoding="utf-8") as f:
         compiler_caps = set(re.findall(r'"(CAP_[A-Z_]+)"', f.read()))
     iso = schema["properties"]["spec"]["properties"]["isolation"]["properties"]
     schema_caps = set(iso["linux_capabilities"]["items"]["enum"])
     if compiler_caps != schema_caps:
-        report.fail(f"schema linux_capabilities differ from parse_policy.cpp: only in the schema "
+        report.fail(f"schema linux_capabilities differ from capabilities.cpp: only in the schema "
                     f"{sorted(schema_caps - compiler_caps)}, only in the compiler {sorted(compiler_caps - schema_caps)}")
 
 
