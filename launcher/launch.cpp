@@ -66,6 +66,7 @@ enum ChildDone : uint32_t {
   kSeccompInstalled = 1u << 2,
   kNamespacesReady = 1u << 3,
   kCapabilitiesDropped = 1u << 4,
+  kResourceLimitsSet = 1u << 5,
 };
 
 struct ChildReport {
@@ -103,6 +104,7 @@ struct Prepared {
   int denied_dir_fd = -1;  // for the self-check; -1: no read right handled, or no candidate
   std::optional<cgroup::RunCgroup> cgroup;  // the run's, when the plan sets tree limits the host can give
   std::vector<std::string> cgroup_notes;
+  std::string no_cgroup_because;  // set when tree limits fall back to per-process rlimits (resource may degrade)
   std::vector<std::string> environment;  // the command's, built before fork
   std::vector<char*> envp;
   std::vector<seccomp::PreparedFilter> filters;  // in install order: rule filters, the main one last
@@ -180,8 +182,11 @@ bool supervisor_gone(int pidfd) {
   // Nothing the launcher inherited reaches the command but 0-2.
   if (int error = descriptors::close_inherited(prepared.ruleset_fd, prepared.denied_dir_fd))
     child_fail(report, ChildStage::kDescriptors, error);
-  if (int error = rlimits::apply(prepared.plan.process ? &*prepared.plan.process : nullptr))
+  const rlimits::TreeLimits tree =
+      prepared.no_cgroup_because.empty() ? rlimits::TreeLimits::kCgroup : rlimits::TreeLimits::kPerProcessStandIns;
+  if (int error = rlimits::apply(prepared.plan.process ? &*prepared.plan.process : nullptr, tree))
     child_fail(report, ChildStage::kResourceLimits, error);
+  report->done.fetch_or(kResourceLimitsSet);
   // Every capability goes but those the plan keeps: a root command with
   // CAP_SYS_PTRACE would still read other processes' /proc files under
   // Landlock. Before no_new_privs and Landlock, which need none of them.
@@ -268,8 +273,11 @@ Status create_run_cgroup(Prepared& prepared) {
   }
   const std::string what = "resource: " + created.error().message;
   if (!(p.flags & plan::kProcessResourceDegradable))
-    return make_error(what + " (or list resource in isolation.degraded to run without the tree limits)");
-  std::fprintf(stderr, "aasm-launch: note: %s; isolation.degraded permits running without them: not enforced\n",
+    return make_error(what + " (or list resource in isolation.degraded to run with per-process stand-ins)");
+  prepared.no_cgroup_because = created.error().message;
+  std::fprintf(stderr,
+               "aasm-launch: note: %s; isolation.degraded permits running with per-process rlimits instead "
+               "(RLIMIT_AS for memory, RLIMIT_NPROC for tasks; swap and cpu not enforced): partial\n",
                what.c_str());
   return Ok{};
 }
@@ -425,11 +433,26 @@ Receipt make_receipt(const Prepared& prepared, uint32_t done, const std::string&
       add("swap", p.swap, " bytes");
       add("pids", p.pids, "");
       add("cpu", p.cpu_millicores, " millicores");
-      r.controls.push_back({"resource", requested + " for the whole tree",
-                            p.flags & plan::kProcessResourceDegradable ? "enforce, may degrade" : "enforce, required",
-                            prepared.cgroup ? "enforced" : "not enforced",
-                            prepared.cgroup ? "measured: the kernel read back" + read_back
-                                            : "asserted: no cgroup could be created; isolation.degraded permits"});
+      const char* planned = p.flags & plan::kProcessResourceDegradable ? "enforce, may degrade" : "enforce, required";
+      if (prepared.cgroup) {
+        r.controls.push_back({"resource", requested + " for the whole tree", planned, "enforced",
+                              "measured: the kernel read back" + read_back});
+      } else if (!(done & kResourceLimitsSet)) {
+        r.controls.push_back({"resource", requested + " for the whole tree", planned, "not established",
+                              "measured: the child stopped before its resource limits"});
+      } else {
+        std::string stand_ins;
+        if (p.memory) stand_ins += " RLIMIT_AS=" + std::to_string(*p.memory) + " (each process, not the tree);";
+        if (p.pids)
+          stand_ins += " RLIMIT_NPROC=" + std::to_string(*p.pids) + " (every process of the user" +
+                       (::geteuid() == 0 ? "; root is exempt, so not enforced here)" : ")") + ";";
+        if (p.swap) stand_ins += " swap not enforced;";
+        if (p.cpu_millicores) stand_ins += " cpu not enforced;";
+        r.controls.push_back({"resource", requested + " for the whole tree", planned,
+                              p.memory || (p.pids && ::geteuid() != 0) ? "partial" : "not enforced",
+                              "measured: no cgroup (" + prepared.no_cgroup_because +
+                                  "); per-process stand-ins set in the child:" + stand_ins});
+      }
     }
   }
   r.outcome = outcome;

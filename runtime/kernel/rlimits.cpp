@@ -14,13 +14,19 @@ int set(int resource, uint64_t value) {
 
 }  // namespace
 
-int apply(const plan::ProcessSettings* settings) {
+int apply(const plan::ProcessSettings* settings, TreeLimits tree) {
   if (int error = set(RLIMIT_CORE, 0)) return error;
   if (!settings) return 0;
   if (settings->open_files)
     if (int error = set(RLIMIT_NOFILE, *settings->open_files)) return error;
   if (settings->file_size)
     if (int error = set(RLIMIT_FSIZE, *settings->file_size)) return error;
+  if (tree == TreeLimits::kPerProcessStandIns) {
+    if (settings->memory)
+      if (int error = set(RLIMIT_AS, *settings->memory)) return error;
+    if (settings->pids)
+      if (int error = set(RLIMIT_NPROC, *settings->pids)) return error;
+  }
   return 0;
 }
 

@@ -1,7 +1,7 @@
-// A host without Landlock, simulated: aasm-no-landlock (tests/probe/
-// no_landlock.c) installs a seccomp filter answering landlock_create_ruleset
-// with ENOSYS (Landlock not built in) or EOPNOTSUPP (built in, disabled at
-// boot), then execs aasm-launch. A plan that needs Landlock must be refused
+// A host without Landlock, simulated: aasm-fault (tests/probe/fault.c)
+// installs a seccomp filter answering landlock_create_ruleset with ENOSYS
+// (Landlock not built in) or EOPNOTSUPP (built in, disabled at boot), then
+// execs aasm-launch. A plan that needs Landlock must be refused
 // before anything runs: exit 125, one line naming Landlock and the remedy,
 // and the command, which would create a marker file, never started.
 #include <unistd.h>
@@ -15,11 +15,12 @@ using namespace aasm::ktest;
 
 namespace {
 
-std::string no_landlock() { return probe_dir() + "/aasm-no-landlock"; }
+std::string fault_tool() { return probe_dir() + "/aasm-fault"; }
 
-// aasm-no-landlock ERRNO aasm-launch PLAN -- aasm-probe ARGS...
+// aasm-fault landlock_create_ruleset=ERRNO aasm-launch PLAN -- aasm-probe ARGS...
 Run launch_without_landlock(const std::string& error, const std::string& plan, const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {no_landlock(), error, binary("AASM_LAUNCH"), plan, "--", binary("AASM_PROBE")};
+  std::vector<std::string> argv = {fault_tool(), "landlock_create_ruleset=" + error, binary("AASM_LAUNCH"), plan, "--",
+                                   binary("AASM_PROBE")};
   argv.insert(argv.end(), args.begin(), args.end());
   return run(argv);
 }
@@ -101,5 +102,47 @@ TEST_CASE("fault injection: without Landlock (ENOSYS, EOPNOTSUPP) a Landlock pla
       CHECK(read_file(marker) == "x");
       REQUIRE(::unlink(marker.c_str()) == 0);
     }
+  }
+}
+
+// A host where no cgroup can be created, simulated: mkdir and mkdirat fail
+// with EACCES. A plan with tree limits is refused, unless it lets `resource`
+// degrade: then the command runs with per-process stand-ins (RLIMIT_AS for
+// the memory ceiling), and the receipt calls the control partial.
+TEST_CASE("fault injection: without a cgroup, tree limits are refused, or stood in for by rlimits where resource may degrade") {
+  TempDir dir;
+  const std::string limits = "  resources:\n    memory: 64Mi\n";
+  const std::vector<std::string> no_cgroup = {fault_tool(), "mkdir=EACCES,mkdirat=EACCES", binary("AASM_LAUNCH")};
+  const auto launch_with = [&](const std::vector<std::string>& prefix, const std::vector<std::string>& launcher_args,
+                               const std::vector<std::string>& probe_args) {
+    std::vector<std::string> argv = prefix;
+    argv.insert(argv.end(), launcher_args.begin(), launcher_args.end());
+    argv.push_back("--");
+    argv.push_back(binary("AASM_PROBE"));
+    argv.insert(argv.end(), probe_args.begin(), probe_args.end());
+    return run(argv);
+  };
+
+  const std::string required = compile_spec(dir, "required", filesystem(dir) + limits);
+  const Run refused = launch_with(no_cgroup, {required}, {"map-mib", "128"});
+  INFO("stderr: ", refused.err);
+  CHECK(refused.exit_code == 125);
+  CHECK(refused.out.empty());
+  CHECK(refused.err.rfind("aasm-launch: error: resource: ", 0) == 0);
+  CHECK(refused.err.find("isolation.degraded") != std::string::npos);
+
+  const std::string degradable =
+      compile_spec(dir, "degradable", filesystem(dir) + limits + "  isolation:\n    degraded: [resource]\n");
+  const std::string receipt = dir / "receipt.json";
+  const Run stood_in = launch_with(no_cgroup, {"--receipt", receipt, degradable}, {"map-mib", "128"});
+  INFO("stderr: ", stood_in.err);
+  CHECK_RUN(stood_in, 1, "ENOMEM\n");  // 128 MiB of address space over a 64 MiB RLIMIT_AS
+  CHECK(stood_in.err.find("per-process rlimits instead") != std::string::npos);
+  const std::string text = read_file(receipt);
+  CHECK(text.find("\"achieved\": \"partial\"") != std::string::npos);
+  CHECK(text.find("RLIMIT_AS=67108864") != std::string::npos);
+
+  SUBCASE("control: with the run's cgroup the same mapping succeeds (a memory cgroup counts touched pages)") {
+    CHECK_RUN(launch_with({binary("AASM_LAUNCH")}, {degradable}, {"map-mib", "128"}), 0, "OK\n");
   }
 }

@@ -42,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
+#include <sys/mman.h>
 #include <sys/ioctl.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
@@ -541,6 +542,13 @@ static int op_wait_signal(const char* pidfile, double seconds) {
   return 3;
 }
 
+// Maps N MiB of anonymous memory without touching it: address space, which
+// RLIMIT_AS limits and a memory cgroup does not (it counts touched pages).
+static int op_map_mib(long mib) {
+  void* region = mmap(NULL, (size_t)mib << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return region == MAP_FAILED ? fail(errno) : ok();
+}
+
 static int usage(void) {
   static const char text[] =
       "usage: aasm-probe read PATH | write PATH | exec PATH [ARG...] | getppid\n"
@@ -553,7 +561,8 @@ static int usage(void) {
       "                | tcp-connect PORT | tcp-bind PORT | udp-send PORT | netlink-socket\n"
       "                | abstract-connect NAME | kill PID SIGNAL\n"
       "                | env | fds | write-bytes PATH N | open-many PATH N | spin SECONDS | stop-self\n"
-      "                | yes out|err N|forever | grandchild PIDFILE SECONDS [setsid] | wait-signal PIDFILE SECONDS\n";
+      "                | yes out|err N|forever | grandchild PIDFILE SECONDS [setsid] | wait-signal PIDFILE SECONDS\n"
+      "                | map-mib N\n";
   (void)!write(STDERR_FILENO, text, sizeof text - 1);
   return 2;
 }
@@ -624,6 +633,7 @@ int main(int argc, char** argv) {
   if (strcmp(op, "write-bytes") == 0 && argc == 4) return op_write_bytes(argv[2], atoll(argv[3]));
   if (strcmp(op, "open-many") == 0 && argc == 4) return op_open_many(argv[2], atol(argv[3]));
   if (strcmp(op, "spin") == 0 && argc == 3) return op_spin(atof(argv[2]));
+  if (strcmp(op, "map-mib") == 0 && argc == 3) return op_map_mib(atol(argv[2]));
   if (strcmp(op, "stop-self") == 0 && argc == 2) return op_stop_self();
   if (strcmp(op, "yes") == 0 && argc == 4) return op_yes(argv[2], argv[3]);
   if (strcmp(op, "grandchild") == 0 && argc == 4) return op_grandchild(argv[2], atof(argv[3]), 0);

@@ -1,0 +1,109 @@
+// aasm-fault: fault injection for the launcher. Usage:
+//
+//   aasm-fault CALL=ERRNO[,CALL=ERRNO...] PROGRAM [ARG...]
+//
+// CALL is landlock_create_ruleset, mkdir or mkdirat; ERRNO is ENOSYS,
+// EOPNOTSUPP, EACCES or EPERM. Sets no_new_privs, installs a seccomp filter
+// of its own that answers each CALL with its errno and allows every other
+// call, then execs PROGRAM (aasm-launch in tests/kernel/fault_injection_test.cpp).
+// To PROGRAM and everything it runs the kernel then looks like one without
+// Landlock (landlock_create_ruleset=ENOSYS: not built in; EOPNOTSUPP:
+// disabled at boot) or one where no cgroup can be created (mkdir=EACCES).
+// The filter only takes a system call away: it cannot give PROGRAM anything
+// it would not have.
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#ifndef __NR_landlock_create_ruleset
+#define __NR_landlock_create_ruleset 444
+#endif
+
+#if defined(__x86_64__)
+#define NATIVE_AUDIT_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define NATIVE_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#else
+#error "unsupported architecture"
+#endif
+
+struct named {
+  const char* name;
+  long value;
+};
+
+static const struct named kCalls[] = {
+    {"landlock_create_ruleset", __NR_landlock_create_ruleset},
+#ifdef __NR_mkdir
+    {"mkdir", __NR_mkdir},
+#endif
+    {"mkdirat", __NR_mkdirat},
+};
+
+static const struct named kErrnos[] = {
+    {"ENOSYS", ENOSYS}, {"EOPNOTSUPP", EOPNOTSUPP}, {"EACCES", EACCES}, {"EPERM", EPERM}};
+
+static long lookup(const struct named* table, size_t count, const char* name, size_t length) {
+  for (size_t i = 0; i < count; ++i)
+    if (strlen(table[i].name) == length && strncmp(table[i].name, name, length) == 0) return table[i].value;
+  return -1;
+}
+
+enum { kMaxFaults = 8 };
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    fprintf(stderr, "usage: aasm-fault CALL=ERRNO[,CALL=ERRNO...] PROGRAM [ARG...]\n");
+    return 2;
+  }
+  // Other architectures (x32, i386 through int 0x80) pass untouched: the
+  // launcher makes its calls natively.
+  struct sock_filter filter[3 + 2 * kMaxFaults + 1];
+  size_t n = 0;
+  filter[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
+  const size_t arch_check = n++;
+  filter[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
+  int faults = 0;
+  for (const char* spec = argv[1]; *spec; ++faults) {
+    const char* equals = strchr(spec, '=');
+    const char* end = strchr(spec, ',');
+    if (!end) end = spec + strlen(spec);
+    if (!equals || equals > end || faults == kMaxFaults) {
+      fprintf(stderr, "aasm-fault: bad fault list '%s'\n", argv[1]);
+      return 2;
+    }
+    const long call = lookup(kCalls, sizeof kCalls / sizeof kCalls[0], spec, (size_t)(equals - spec));
+    const long error = lookup(kErrnos, sizeof kErrnos / sizeof kErrnos[0], equals + 1, (size_t)(end - equals - 1));
+    if (call < 0 || error < 0) {
+      fprintf(stderr, "aasm-fault: unknown call or errno in '%.*s'\n", (int)(end - spec), spec);
+      return 2;
+    }
+    filter[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)call, 0, 1);
+    filter[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((unsigned)error & SECCOMP_RET_DATA));
+    spec = *end ? end + 1 : end;
+  }
+  filter[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+  // Not this architecture: straight to the final allow.
+  filter[arch_check] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NATIVE_AUDIT_ARCH, 0, (unsigned char)(n - arch_check - 2));
+  struct sock_fprog program = {(unsigned short)n, filter};
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+    perror("aasm-fault: no_new_privs");
+    return 125;
+  }
+  if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &program) != 0) {
+    perror("aasm-fault: seccomp");
+    return 125;
+  }
+  execv(argv[2], argv + 2);
+  perror("aasm-fault: execv");
+  return 127;
+}
