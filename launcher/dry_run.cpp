@@ -14,8 +14,12 @@
 
 #include "exit_codes.h"
 #include "kernel/arch.h"
+#include "kernel/capabilities.h"
 #include "kernel/landlock.h"
+#include "kernel/namespaces.h"
 #include "plan/plan.h"
+#include "launch.h"
+#include "supervisor/cgroup.h"
 #include "supervisor/landlock_negotiation.h"
 #include "supervisor/path_binding.h"
 
@@ -59,6 +63,24 @@ void report_paths(const plan::LandlockRuleset& ruleset, const LaunchContext& con
     std::printf("  %s -> %s\n", text.c_str(), resolved_path(fd, *path).c_str());
     ::close(fd);
   }
+}
+
+// Namespaces, kept capabilities and tree limits: what the plan asks and
+// what this host can give.
+void report_process(const plan::Plan& plan, std::string& refusal) {
+  const uint64_t kept = plan.process ? plan.process->kept_capabilities : 0;
+  const Status holds = check_kept_capabilities(plan);
+  std::printf("capabilities: kept %s%s\n", capabilities::names(kept).c_str(),
+              holds ? (kept ? " (aasm-launch holds them)" : ", every other one dropped") : ": aasm-launch does not hold them");
+  if (!holds && refusal.empty()) refusal = holds.error().message;
+  if (!plan.process) return;
+  const plan::ProcessSettings& p = *plan.process;
+  if (p.namespaces)
+    std::printf("namespaces: %s, created with the command's process\n", namespaces::names(p.namespaces).c_str());
+  if (p.memory || p.swap || p.pids || p.cpu_millicores)
+    std::printf("tree limits (memory, swap, pids, cpu) in the run's cgroup%s; this host:\n%s",
+                p.flags & plan::kProcessResourceDegradable ? " (may degrade to per-process rlimits)" : "",
+                cgroup::describe_host_support().c_str());
 }
 
 }  // namespace
@@ -126,6 +148,7 @@ int dry_run(const std::string& plan_path, const std::optional<std::string>& expe
                   program->instructions.size());
     if (!plan->landlock && plan->seccomp.empty() && refusal.empty())
       refusal = "the plan enforces no control (no Landlock ruleset, no seccomp program)";
+    report_process(*plan, refusal);
   }
   if (!refusal.empty()) {
     std::printf("verdict: the launch would be refused: %s\n", refusal.c_str());

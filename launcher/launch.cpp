@@ -246,17 +246,6 @@ Status check_plan_shape(const plan::Plan& plan) {
   return Ok{};
 }
 
-// A capability the plan keeps must be one the launcher holds: it cannot be
-// granted from nothing, and running without it would be less than planned.
-Status check_kept_capabilities(const plan::Plan& plan) {
-  const uint64_t kept = plan.process ? plan.process->kept_capabilities : 0;
-  const uint64_t missing = kept & ~capabilities::permitted();
-  if (!missing) return Ok{};
-  return make_error("isolation.linux_capabilities: the plan keeps " + capabilities::names(missing) +
-                    ", which aasm-launch does not hold; run it as root, or grant it the capability "
-                    "(setcap, or the service manager's AmbientCapabilities)");
-}
-
 // Limits of the whole tree (memory, tasks, CPU) go into the run's cgroup,
 // created beneath the launcher's own. Without one the launch is refused, or,
 // where the plan lets the resource domain degrade, runs without them (said).
@@ -501,6 +490,15 @@ std::string spawn_failure(uint32_t fresh, bool into_cgroup, int error) {
 
 }  // namespace
 
+Status check_kept_capabilities(const plan::Plan& plan) {
+  const uint64_t kept = plan.process ? plan.process->kept_capabilities : 0;
+  const uint64_t missing = kept & ~capabilities::permitted();
+  if (!missing) return Ok{};
+  return make_error("isolation.linux_capabilities: the plan keeps " + capabilities::names(missing) +
+                    ", which aasm-launch does not hold; run it as root, or grant it the capability "
+                    "(setcap, or the service manager's AmbientCapabilities)");
+}
+
 int launch(const LaunchRequest& request) {
   int lookup_errno = 0;
   auto prepared = prepare(request, lookup_errno);
@@ -511,13 +509,18 @@ int launch(const LaunchRequest& request) {
     return exit_code::kLauncherError;
   }
 
+  // A refusal from here on also takes the run's cgroup, made by prepare(), away.
+  const auto abandon = [&prepared](const std::string& message) {
+    if (prepared->cgroup) prepared->cgroup->kill_and_remove({std::chrono::milliseconds(5000), cgroup::Reap::kAllChildren});
+    return refuse(message);
+  };
   // The child shares this memory until it execs, except when clone3 puts it
   // into a v2 cgroup (kernel/spawn.h): then the report needs a shared page.
   static ChildReport report_in_this_memory;
   ChildReport* report = &report_in_this_memory;
   if (prepared->cgroup && prepared->cgroup->v2_directory_fd() >= 0) {
     void* page = ::mmap(nullptr, sizeof(ChildReport), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (page == MAP_FAILED) return refuse(std::string("mmap: ") + std::strerror(errno));
+    if (page == MAP_FAILED) return abandon(std::string("mmap: ") + std::strerror(errno));
     report = new (page) ChildReport{};
   }
 
@@ -532,23 +535,23 @@ int launch(const LaunchRequest& request) {
   const SupervisionLimits limits = supervision_limits(prepared->plan);
   int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
   if ((limits.stdout_bytes && ::pipe2(out_pipe, O_CLOEXEC) != 0) || (limits.stderr_bytes && ::pipe2(err_pipe, O_CLOEXEC) != 0))
-    return refuse(std::string("pipe2: ") + std::strerror(errno));
+    return abandon(std::string("pipe2: ") + std::strerror(errno));
   // Orphans of the tree are reparented here and reaped at once, instead of
   // lingering under pid 1 and keeping the cgroup's task count up.
   if (prepared->cgroup) ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
   ChildIo io{out_pipe[1], err_pipe[1], {}, ::getpid(), int(::syscall(SYS_pidfd_open, ::getpid(), 0)), signals::ignored(),
              ::geteuid(), ::getegid(), {}};
   if (io.supervisor_pidfd < 0)
-    return refuse(std::string("pidfd_open: ") + std::strerror(errno) + " (Linux 5.3 or later is needed)");
+    return abandon(std::string("pidfd_open: ") + std::strerror(errno) + " (Linux 5.3 or later is needed)");
   // If this supervisor is killed, the janitor ends the command's group and
   // empties and removes the run's cgroup. It starts before the command and
   // learns its pid from the kernel as the command is created.
   auto janitor = Janitor::start(io.supervisor_pidfd, prepared->cgroup ? prepared->cgroup->paths() : std::vector<std::string>{});
-  if (!janitor) return refuse(janitor.error().message);
+  if (!janitor) return abandon(janitor.error().message);
   const int cgroup_v2_fd = prepared->cgroup ? prepared->cgroup->v2_directory_fd() : -1;
   if (prepared->cgroup && cgroup_v2_fd < 0) {
     auto procs = prepared->cgroup->open_procs_files();
-    if (!procs) return refuse("resource: cannot place the command in the run's cgroup: " + procs.error().message);
+    if (!procs) return abandon("resource: cannot place the command in the run's cgroup: " + procs.error().message);
     io.cgroup_procs = std::move(*procs);
   }
   // SIGINT, SIGTERM and SIGHUP are forwarded to the command: blocked here,
@@ -558,6 +561,7 @@ int launch(const LaunchRequest& request) {
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&forwarded, sig);
   ::sigprocmask(SIG_BLOCK, &forwarded, &io.original_mask);
   const int signal_fd = ::signalfd(-1, &forwarded, SFD_CLOEXEC);
+  if (signal_fd < 0) return abandon(std::string("signalfd: ") + std::strerror(errno));
 
   const uint32_t fresh = prepared->plan.process ? prepared->plan.process->namespaces : 0;
   ChildStart start{&*prepared, argv.data(), report, &io};
@@ -565,10 +569,7 @@ int launch(const LaunchRequest& request) {
   for (int fd : {prepared->ruleset_fd, prepared->denied_dir_fd, out_pipe[1], err_pipe[1], io.supervisor_pidfd})
     if (fd >= 0) ::close(fd);
   for (int fd : io.cgroup_procs) ::close(fd);
-  if (child < 0) {
-    if (prepared->cgroup) prepared->cgroup->kill_and_remove({std::chrono::milliseconds(5000), cgroup::Reap::kAllChildren});
-    return refuse(spawn_failure(fresh, cgroup_v2_fd >= 0, -child));
-  }
+  if (child < 0) return abandon(spawn_failure(fresh, cgroup_v2_fd >= 0, -child));
   const int pidfd = int(::syscall(SYS_pidfd_open, child, 0));
   if (pidfd < 0) {
     ::kill(child, SIGKILL);
@@ -584,7 +585,7 @@ int launch(const LaunchRequest& request) {
   const SupervisionResult supervised =
       supervise({child, pidfd, out_pipe[0], err_pipe[0], signal_fd}, limits, kill_tree);
   ::close(pidfd);
-  if (signal_fd >= 0) ::close(signal_fd);
+  ::close(signal_fd);
   // At the end, always: whatever of the command's group is left goes too;
   // with a cgroup, every task in it, proven gone, and the groups removed.
   kill_tree();

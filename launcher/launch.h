@@ -5,6 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "plan/plan.h"
+#include "support/result.h"
+
 namespace aasm {
 
 struct LaunchRequest {
@@ -17,5 +20,10 @@ struct LaunchRequest {
 // Runs the command under the plan; returns the launcher's exit code. Errors
 // are printed once, as one line on stderr.
 int launch(const LaunchRequest& request);
+
+// A capability the plan keeps must be one the launcher holds: it cannot be
+// granted from nothing, and running without it would be less than planned.
+// The refusal names the capabilities and the remedy.
+Status check_kept_capabilities(const plan::Plan& plan);
 
 }  // namespace aasm

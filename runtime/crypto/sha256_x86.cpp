@@ -6,7 +6,14 @@
 
 #if defined(__x86_64__)
 #include <immintrin.h>
+// glibc 2.36's header spells its return type _Bool, which clang's C++ lacks.
+#if defined(__clang__)
+#define _Bool bool
 #include <sys/platform/x86.h>
+#undef _Bool
+#else
+#include <sys/platform/x86.h>
+#endif
 
 namespace aasm::sha256_blocks {
 namespace {
