@@ -207,12 +207,14 @@ bool supervisor_gone(int pidfd) {
       ::close(prepared.denied_dir_fd);
     }
   }
+  // The janitor exists before the command can run (and before the filters,
+  // which need not allow the futex this waits on).
+  spawn::await_supervisor();
   // The filters last: nothing after them needs a system call but execve.
   for (seccomp::PreparedFilter& filter : prepared.filters)
     if (int error = seccomp::install(filter)) child_fail(report, ChildStage::kSeccomp, error);
   if (!prepared.filters.empty()) report->done.fetch_or(kSeccompInstalled);
-  ::execve(prepared.executable.c_str(), argv, prepared.envp.data());
-  child_fail(report, ChildStage::kExec, errno);
+  child_fail(report, ChildStage::kExec, spawn::exec(prepared.executable.c_str(), argv, prepared.envp.data()));
 }
 
 int child_entry(void* argument) {
@@ -543,11 +545,6 @@ int launch(const LaunchRequest& request) {
              ::geteuid(), ::getegid(), {}};
   if (io.supervisor_pidfd < 0)
     return abandon(std::string("pidfd_open: ") + std::strerror(errno) + " (Linux 5.3 or later is needed)");
-  // If this supervisor is killed, the janitor ends the command's group and
-  // empties and removes the run's cgroup. It starts before the command and
-  // learns its pid from the kernel as the command is created.
-  auto janitor = Janitor::start(io.supervisor_pidfd, prepared->cgroup ? prepared->cgroup->paths() : std::vector<std::string>{});
-  if (!janitor) return abandon(janitor.error().message);
   const int cgroup_v2_fd = prepared->cgroup ? prepared->cgroup->v2_directory_fd() : -1;
   if (prepared->cgroup && cgroup_v2_fd < 0) {
     auto procs = prepared->cgroup->open_procs_files();
@@ -565,10 +562,21 @@ int launch(const LaunchRequest& request) {
 
   const uint32_t fresh = prepared->plan.process ? prepared->plan.process->namespaces : 0;
   ChildStart start{&*prepared, argv.data(), report, &io};
-  const pid_t child = spawn::start({namespaces::clone_flags(fresh), cgroup_v2_fd, janitor->pid_slot()}, child_entry, &start);
+  // If this supervisor is killed, the janitor ends the command's group and
+  // empties and removes the run's cgroup. It starts while the child does its
+  // confinement steps, before the command runs, and learns the command's pid
+  // from the kernel, which wrote it as the child was created.
+  std::optional<Result<Janitor>> janitor;
+  const std::vector<std::string> cgroup_dirs = prepared->cgroup ? prepared->cgroup->paths() : std::vector<std::string>{};
+  const pid_t child = spawn::start({namespaces::clone_flags(fresh), cgroup_v2_fd, Janitor::pid_slot()}, child_entry,
+                                   &start, [&] {
+                                     janitor.emplace(Janitor::start(io.supervisor_pidfd, cgroup_dirs));
+                                     return bool(*janitor);
+                                   });
   for (int fd : {prepared->ruleset_fd, prepared->denied_dir_fd, out_pipe[1], err_pipe[1], io.supervisor_pidfd})
     if (fd >= 0) ::close(fd);
   for (int fd : io.cgroup_procs) ::close(fd);
+  if (janitor && !*janitor) return abandon(janitor->error().message);
   if (child < 0) return abandon(spawn_failure(fresh, cgroup_v2_fd >= 0, -child));
   const int pidfd = int(::syscall(SYS_pidfd_open, child, 0));
   if (pidfd < 0) {
@@ -590,7 +598,7 @@ int launch(const LaunchRequest& request) {
   // with a cgroup, every task in it, proven gone, and the groups removed.
   kill_tree();
   RunReport run_report = finish_cgroup(*prepared);
-  janitor->release();
+  (*janitor)->release();
   const int status = supervised.status;
   int code = WIFSIGNALED(status) ? exit_code::kSignalBase + WTERMSIG(status) : WEXITSTATUS(status);
   if (supervised.ending != Ending::kExited)

@@ -136,6 +136,9 @@ std::optional<ConditionError> check_limits(std::string_view text) {
     return ConditionError{0, "condition is longer than " + std::to_string(kMaxConditionBytes) + " bytes"};
   size_t depth = 0;
   for (size_t i = 0; i < text.size(); ++i) {
+    // The grammar is ASCII; ANTLR's input stream would throw on bytes that
+    // are not UTF-8 before the lexer could call them unexpected.
+    if (uint8_t(text[i]) >= 0x80) return ConditionError{i, "unexpected non-ASCII byte in the condition"};
     if (text[i] == '(' && ++depth > kMaxConditionNesting)
       return ConditionError{i, "condition nests deeper than " + std::to_string(kMaxConditionNesting) + " parentheses"};
     if (text[i] == ')' && depth > 0) --depth;

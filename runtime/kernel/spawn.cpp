@@ -1,33 +1,59 @@
 #include "kernel/spawn.h"
 
+#include <linux/futex.h>
 #include <linux/sched.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdint>
+
+#include "kernel/raw_syscall.h"
 
 namespace aasm::spawn {
 namespace {
 
-// The child runs on a buffer in this frame of the supervisor's own stack,
-// as vfork's child runs on the parent's stack: the supervisor is suspended
-// until the child execs, its frames lie above the buffer, and below it is
-// the rest of the main stack with the kernel's guard gap. No mapping to make
-// and unmake per launch.
+// The child's stack, in .bss: nothing to map per launch, pages touched only
+// as used. The supervisor runs on its own stack meanwhile.
 constexpr size_t kStackBytes = 128 * 1024;
+alignas(64) char g_child_stack[kStackBytes];
 
-[[gnu::noinline]] pid_t start_sharing_memory(const Options& options, int (*child)(void*), void* argument) {
-  alignas(64) char stack[kStackBytes];
-  int flags = CLONE_VM | CLONE_VFORK | SIGCHLD | options.namespaces;
-  if (options.pid_slot) flags |= CLONE_PARENT_SETTID;
-  const pid_t pid = ::clone(child, stack + sizeof stack, flags, argument, options.pid_slot, nullptr, nullptr);
-  return pid < 0 ? -errno : pid;
+// 1 once `alongside` is done (the child may exec); the kernel's word,
+// nonzero until the child has exec'd or exited.
+std::atomic<uint32_t> g_go{0};
+std::atomic<int32_t> g_child_running{0};
+
+void futex_wait(void* word, uint32_t value) {
+  raw::syscall4(SYS_futex, long(word), FUTEX_WAIT, long(value), 0);
 }
 
-pid_t start_into_cgroup(const Options& options, int (*child)(void*), void* argument) {
+void futex_wake(void* word) { raw::syscall4(SYS_futex, long(word), FUTEX_WAKE, 1, 0); }
+
+pid_t start_sharing_memory(const Options& options, int (*child)(void*), void* argument,
+                           const std::function<bool()>& alongside) {
+  g_go.store(0);
+  g_child_running.store(1);
+  int flags = CLONE_VM | CLONE_CHILD_CLEARTID | SIGCHLD | options.namespaces;
+  if (options.pid_slot) flags |= CLONE_PARENT_SETTID;
+  const pid_t pid = ::clone(child, g_child_stack + sizeof g_child_stack, flags, argument, options.pid_slot, nullptr,
+                            reinterpret_cast<pid_t*>(&g_child_running));
+  if (pid < 0) return -errno;
+  const bool go = alongside();
+  if (!go) raw::syscall4(SYS_kill, pid, SIGKILL);
+  g_go.store(1);
+  futex_wake(&g_go);
+  // Cleared (and woken) by the kernel when the child execs or exits.
+  for (int32_t running; (running = g_child_running.load()) != 0;) futex_wait(&g_child_running, uint32_t(running));
+  return go ? pid : -ECANCELED;
+}
+
+pid_t start_into_cgroup(const Options& options, int (*child)(void*), void* argument,
+                        const std::function<bool()>& alongside) {
+  if (!alongside()) return -ECANCELED;
+  g_go.store(1);  // copied into the child's memory
   clone_args args{};
   args.flags = CLONE_VFORK | CLONE_INTO_CGROUP | uint64_t(unsigned(options.namespaces));
   if (options.pid_slot) {
@@ -44,14 +70,22 @@ pid_t start_into_cgroup(const Options& options, int (*child)(void*), void* argum
 
 }  // namespace
 
-pid_t start(const Options& options, int (*child)(void*), void* argument) {
+pid_t start(const Options& options, int (*child)(void*), void* argument, const std::function<bool()>& alongside) {
   sigset_t all, previous;
   sigfillset(&all);
   ::sigprocmask(SIG_SETMASK, &all, &previous);
-  const pid_t pid = options.cgroup_v2_fd >= 0 ? start_into_cgroup(options, child, argument)
-                                              : start_sharing_memory(options, child, argument);
+  const pid_t pid = options.cgroup_v2_fd >= 0 ? start_into_cgroup(options, child, argument, alongside)
+                                              : start_sharing_memory(options, child, argument, alongside);
   ::sigprocmask(SIG_SETMASK, &previous, nullptr);
   return pid;
+}
+
+void await_supervisor() {
+  while (g_go.load() == 0) futex_wait(&g_go, 0);
+}
+
+int exec(const char* path, char* const argv[], char* const envp[]) {
+  return int(-raw::syscall4(SYS_execve, long(path), long(argv), long(envp)));
 }
 
 }  // namespace aasm::spawn

@@ -1,22 +1,33 @@
 // Starting the command's process: the kernel facility behind fork, chosen
 // for launch speed and for where the child starts.
 //
-// Without a cgroup directory: clone(CLONE_VM | CLONE_VFORK), as posix_spawn
-// does. The child runs in the supervisor's memory, on a stack of its own,
-// until it execs, so no page table is copied and the supervisor takes no
-// copy-on-write faults afterwards; the supervisor is suspended until then.
+// Without a cgroup directory: clone(CLONE_VM), as posix_spawn does. The
+// child runs in the supervisor's memory, on a stack of its own, until it
+// execs, so no page table is copied and the supervisor takes no
+// copy-on-write faults afterwards. Unlike vfork, the supervisor is not
+// suspended at once: it first runs `alongside` (the janitor's start) on the
+// other CPU while the child does its confinement steps, then waits, on a
+// futex the kernel clears when the child execs or exits
+// (CLONE_CHILD_CLEARTID), just as vfork would have. The child's exec waits
+// until `alongside` is done. While both run, they share the thread-local
+// errno: the child reads errno only after its own failing calls, and the
+// supervisor makes no call in that time that fails unless the launch is
+// being abandoned; exec itself goes through the raw system call.
 //
 // With a cgroup v2 directory: clone3(CLONE_INTO_CGROUP | CLONE_VFORK), so
 // the child is never outside its cgroup and no migration happens. clone3
 // with CLONE_VM would need an assembly trampoline for the new stack, so this
-// child gets a copy of the supervisor's memory, as after fork.
+// child gets a copy of the supervisor's memory, as after fork; `alongside`
+// runs before it.
 //
 // In both, `namespaces` (CLONE_NEW* flags) are created with the child: a new
 // PID namespace makes it PID 1 there, and a new user namespace owns every
-// other namespace created with it.
+// other namespace made in the same call.
 #pragma once
 
 #include <sys/types.h>
+
+#include <functional>
 
 namespace aasm::spawn {
 
@@ -26,11 +37,22 @@ struct Options {
   pid_t* pid_slot = nullptr;   // where the kernel stores the child's pid before it runs (CLONE_PARENT_SETTID)
 };
 
-// Runs `child(argument)` in a new process, which must exec or _exit (its
-// return value becomes its exit status). Returns the child's pid once the
-// child has exec'd or exited, or -errno. Every signal is blocked across the
-// clone; the child starts with all signals blocked and the caller's
-// dispositions, and must set both itself.
-pid_t start(const Options& options, int (*child)(void*), void* argument);
+// Runs `child(argument)` in a new process, which must call
+// await_supervisor() and then end in exec() below or _exit (its return value
+// becomes its exit status). `alongside` runs in the
+// supervisor meanwhile; if it returns false, the child is killed and start
+// returns -ECANCELED. Returns the child's pid once the child has exec'd or
+// exited, or -errno. Every signal is blocked across the start; the child
+// starts with all signals blocked and the caller's dispositions, and must
+// set both itself. One start at a time per process.
+pid_t start(const Options& options, int (*child)(void*), void* argument, const std::function<bool()>& alongside);
+
+// For the child: waits (futex) until the supervisor's `alongside` is done.
+// Before the child installs anything that could forbid futex.
+void await_supervisor();
+
+// For the child: execve through the raw system call, so it writes no errno
+// the supervisor might be reading. Returns errno when execve fails.
+int exec(const char* path, char* const argv[], char* const envp[]);
 
 }  // namespace aasm::spawn

@@ -141,7 +141,7 @@ Result<Janitor> Janitor::start(int supervisor_pidfd, const std::vector<std::stri
 
 Janitor::Janitor(Janitor&& other) noexcept : shared_(other.shared_) { other.shared_ = nullptr; }
 
-pid_t* Janitor::pid_slot() { return &shared_->command; }
+pid_t* Janitor::pid_slot() { return &g_shared.command; }
 
 void Janitor::release() {
   if (!shared_) return;

@@ -33,8 +33,9 @@ class Janitor {
   ~Janitor();
 
   // Where the command's pid goes, set by the kernel as the command is
-  // created (spawn::Options::pid_slot); its process group has the same id.
-  pid_t* pid_slot();
+  // created (spawn::Options::pid_slot), before or after the janitor starts;
+  // its process group has the same id.
+  static pid_t* pid_slot();
 
   // The supervisor cleaned up itself: the janitor leaves without acting.
   void release();

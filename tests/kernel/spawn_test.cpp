@@ -5,6 +5,7 @@
 // placement itself needs none, and is what is tested here, in a group made
 // beneath this process's own v2 cgroup and removed afterwards.
 #include <fcntl.h>
+#include <signal.h>
 #include <sched.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -17,6 +18,8 @@
 
 #include "harness.h"
 #include "kernel/spawn.h"
+
+extern char** environ;
 
 namespace aasm::ktest {
 namespace {
@@ -46,7 +49,10 @@ struct CatArgs {
 int cat_own_cgroup(void* argument) {
   const auto* args = static_cast<const CatArgs*>(argument);
   if (::dup2(args->out, STDOUT_FILENO) < 0) return 126;
-  ::execl("/usr/bin/cat", "cat", "/proc/self/cgroup", nullptr);
+  static char cat[] = "cat", file[] = "/proc/self/cgroup";
+  char* const argv[] = {cat, file, nullptr};
+  spawn::await_supervisor();
+  spawn::exec("/usr/bin/cat", argv, environ);
   return 127;
 }
 
@@ -57,7 +63,9 @@ std::string child_v2_line(spawn::Options options) {
   CatArgs args{pipe_fds[1]};
   pid_t slot = 0;
   options.pid_slot = &slot;
-  const pid_t pid = spawn::start(options, cat_own_cgroup, &args);
+  bool alongside_ran = false;
+  const pid_t pid = spawn::start(options, cat_own_cgroup, &args, [&] { return alongside_ran = true; });
+  CHECK(alongside_ran);
   ::close(pipe_fds[1]);
   REQUIRE_MESSAGE(pid > 0, "spawn: ", std::strerror(-pid));
   CHECK(slot == pid);  // CLONE_PARENT_SETTID
@@ -89,6 +97,25 @@ TEST_CASE("spawn: clone3(CLONE_INTO_CGROUP) starts the child inside a v2 cgroup"
 
   ::close(fd);
   CHECK_MESSAGE(::rmdir(directory.c_str()) == 0, "rmdir ", directory, ": ", std::strerror(errno));
+}
+
+// `alongside` failing: the child, held before its exec, is killed, and the
+// start reports it.
+TEST_CASE("spawn: when the work alongside fails, the child never execs") {
+  int pipe_fds[2];
+  REQUIRE(::pipe2(pipe_fds, O_CLOEXEC) == 0);
+  CatArgs args{pipe_fds[1]};
+  pid_t slot = 0;
+  const pid_t result = spawn::start({0, -1, &slot}, cat_own_cgroup, &args, [] { return false; });
+  ::close(pipe_fds[1]);
+  CHECK(result == -ECANCELED);
+  REQUIRE(slot > 0);
+  int status = 0;
+  REQUIRE(::waitpid(slot, &status, 0) == slot);
+  CHECK((WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL));
+  char byte;
+  CHECK(::read(pipe_fds[0], &byte, 1) == 0);  // cat never ran: nothing written
+  ::close(pipe_fds[0]);
 }
 
 }  // namespace
