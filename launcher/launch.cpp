@@ -30,6 +30,7 @@
 #include "plan/plan.h"
 #include "kernel/landlock_uapi.h"
 #include "kernel/namespaces.h"
+#include "kernel/raw_syscall.h"
 #include "kernel/signals.h"
 #include "kernel/spawn.h"
 #include "supervisor/landlock_negotiation.h"
@@ -160,12 +161,6 @@ bool supervisor_gone(int pidfd) {
   // is counted there (on v2 the clone already put it there).
   if (int error = cgroup::place_self(io.cgroup_procs.data(), io.cgroup_procs.size()))
     child_fail(report, ChildStage::kCgroup, error);
-  // Every signal the supervisor ignores back to its default (the
-  // supervisor holds no handlers, and exec keeps only ignored dispositions),
-  // then the mask the launcher started with. spawn blocked every signal, so
-  // none arrives before this.
-  if (int error = signals::reset_to_default(io.ignored_signals)) child_fail(report, ChildStage::kSignals, error);
-  ::sigprocmask(SIG_SETMASK, &io.original_mask, nullptr);
   // A new session: no controlling terminal, so TIOCSTI has no terminal of
   // the user's to type into, and the tree is one process group to signal.
   if (::setsid() < 0) child_fail(report, ChildStage::kSession, errno);
@@ -201,8 +196,8 @@ bool supervisor_gone(int pidfd) {
     // Proof, before exec, that the ruleset is enforced: a directory no rule
     // grants must now be unreadable.
     if (prepared.denied_dir_fd >= 0) {
-      const int probe = ::openat(prepared.denied_dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-      if (probe >= 0 || errno != EACCES) child_fail(report, ChildStage::kSelfCheck, probe >= 0 ? EPERM : errno);
+      const long probe = raw::syscall4(SYS_openat, prepared.denied_dir_fd, long("."), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (probe != -EACCES) child_fail(report, ChildStage::kSelfCheck, probe >= 0 ? EPERM : int(-probe));
       report->done.fetch_or(kSelfCheckPassed);
       ::close(prepared.denied_dir_fd);
     }
@@ -210,6 +205,13 @@ bool supervisor_gone(int pidfd) {
   // The janitor exists before the command can run (and before the filters,
   // which need not allow the futex this waits on).
   spawn::await_supervisor();
+  // Every signal the supervisor ignores back to its default (it holds no
+  // handlers, and exec keeps only ignored dispositions), then the mask the
+  // launcher started with: every signal stayed blocked until now, since the
+  // clone. The supervisor read its ignored set while this child confined
+  // itself.
+  if (int error = signals::reset_to_default(io.ignored_signals)) child_fail(report, ChildStage::kSignals, error);
+  ::sigprocmask(SIG_SETMASK, &io.original_mask, nullptr);
   // The filters last: nothing after them needs a system call but execve.
   for (seccomp::PreparedFilter& filter : prepared.filters)
     if (int error = seccomp::install(filter)) child_fail(report, ChildStage::kSeccomp, error);
@@ -541,10 +543,14 @@ int launch(const LaunchRequest& request) {
   // Orphans of the tree are reparented here and reaped at once, instead of
   // lingering under pid 1 and keeping the cgroup's task count up.
   if (prepared->cgroup) ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-  ChildIo io{out_pipe[1], err_pipe[1], {}, ::getpid(), int(::syscall(SYS_pidfd_open, ::getpid(), 0)), signals::ignored(),
-             ::geteuid(), ::getegid(), {}};
-  if (io.supervisor_pidfd < 0)
-    return abandon(std::string("pidfd_open: ") + std::strerror(errno) + " (Linux 5.3 or later is needed)");
+  const uint32_t fresh = prepared->plan.process ? prepared->plan.process->namespaces : 0;
+  ChildIo io{out_pipe[1], err_pipe[1], {}, ::getpid(), -1, 0, ::geteuid(), ::getegid(), {}};
+  if (fresh & plan::kNamespacePid) {
+    // PID 1 of a new namespace reads its parent as 0: it checks this pidfd.
+    io.supervisor_pidfd = int(::syscall(SYS_pidfd_open, ::getpid(), 0));
+    if (io.supervisor_pidfd < 0)
+      return abandon(std::string("pidfd_open: ") + std::strerror(errno) + " (Linux 5.3 or later is needed)");
+  }
   const int cgroup_v2_fd = prepared->cgroup ? prepared->cgroup->v2_directory_fd() : -1;
   if (prepared->cgroup && cgroup_v2_fd < 0) {
     auto procs = prepared->cgroup->open_procs_files();
@@ -560,17 +566,18 @@ int launch(const LaunchRequest& request) {
   const int signal_fd = ::signalfd(-1, &forwarded, SFD_CLOEXEC);
   if (signal_fd < 0) return abandon(std::string("signalfd: ") + std::strerror(errno));
 
-  const uint32_t fresh = prepared->plan.process ? prepared->plan.process->namespaces : 0;
   ChildStart start{&*prepared, argv.data(), report, &io};
-  // If this supervisor is killed, the janitor ends the command's group and
-  // empties and removes the run's cgroup. It starts while the child does its
-  // confinement steps, before the command runs, and learns the command's pid
-  // from the kernel, which wrote it as the child was created.
+  // While the child confines itself: the janitor starts (if this supervisor
+  // is killed, it ends the command's group and empties and removes the run's
+  // cgroup; it learns the command's pid from the kernel, which wrote it as
+  // the child was created), and the signals to reset are read. The child
+  // waits for both before its last steps.
   std::optional<Result<Janitor>> janitor;
   const std::vector<std::string> cgroup_dirs = prepared->cgroup ? prepared->cgroup->paths() : std::vector<std::string>{};
   const pid_t child = spawn::start({namespaces::clone_flags(fresh), cgroup_v2_fd, Janitor::pid_slot()}, child_entry,
                                    &start, [&] {
-                                     janitor.emplace(Janitor::start(io.supervisor_pidfd, cgroup_dirs));
+                                     io.ignored_signals = signals::ignored();
+                                     janitor.emplace(Janitor::start(cgroup_dirs));
                                      return bool(*janitor);
                                    });
   for (int fd : {prepared->ruleset_fd, prepared->denied_dir_fd, out_pipe[1], err_pipe[1], io.supervisor_pidfd})

@@ -8,6 +8,8 @@
 
 #include <cerrno>
 
+#include "kernel/raw_syscall.h"
+
 namespace aasm::capabilities {
 namespace {
 
@@ -65,11 +67,14 @@ int restrict_to(uint64_t kept) {
   if (::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL) return errno;
   // EINVAL: past the kernel's last capability. EPERM: no CAP_SETPCAP, so the
   // bounding set cannot change at all (nor matter: the sets below empty).
+  // The raw call's result, not errno: the supervisor may be running beside
+  // this child in the same memory (kernel/spawn.h).
   for (int cap = 0; cap < 64; ++cap) {
     if (kept & (uint64_t(1) << cap)) continue;
-    if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == 0) continue;
-    if (errno == EINVAL || errno == EPERM) break;
-    return errno;
+    const long result = raw::syscall4(SYS_prctl, PR_CAPBSET_DROP, cap);
+    if (result == 0) continue;
+    if (result == -EINVAL || result == -EPERM) break;
+    return int(-result);
   }
   if (kept) {
     // Keep CAP_SETPCAP a moment longer, for the securebits.

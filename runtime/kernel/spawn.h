@@ -8,11 +8,11 @@
 // suspended at once: it first runs `alongside` (the janitor's start) on the
 // other CPU while the child does its confinement steps, then waits, on a
 // futex the kernel clears when the child execs or exits
-// (CLONE_CHILD_CLEARTID), just as vfork would have. The child's exec waits
-// until `alongside` is done. While both run, they share the thread-local
-// errno: the child reads errno only after its own failing calls, and the
-// supervisor makes no call in that time that fails unless the launch is
-// being abandoned; exec itself goes through the raw system call.
+// (CLONE_CHILD_CLEARTID), just as vfork would have. The child waits for
+// `alongside` to be done before its last steps (await_supervisor). While
+// both run they share the thread-local errno, so whatever the child decides
+// on must come from raw system call results (exec() below does); errno may
+// only word a failure's message.
 //
 // With a cgroup v2 directory: clone3(CLONE_INTO_CGROUP | CLONE_VFORK), so
 // the child is never outside its cgroup and no migration happens. clone3

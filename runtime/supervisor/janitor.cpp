@@ -21,7 +21,7 @@ struct Janitor::Shared {
   static constexpr int kMaxGroups = 8;
   static constexpr int kPathBytes = 512;
   pid_t command = 0;  // written by the kernel (CLONE_PARENT_SETTID)
-  int supervisor_pidfd = -1;
+  pid_t supervisor = -1;
   std::atomic<bool> released{false};
   int groups = 0;
   char procs[kMaxGroups][kPathBytes];  // <dir>/cgroup.procs
@@ -84,7 +84,7 @@ void clean_up_after(const Shared& s) {
     if (listed == 0) break;
     pause_a_millisecond();
   }
-  for (int g = s.groups - 1; g >= 0; --g) raw::syscall4(SYS_rmdir, long(s.dirs[g]));
+  for (int g = s.groups - 1; g >= 0; --g) raw::syscall4(SYS_unlinkat, AT_FDCWD, long(s.dirs[g]), AT_REMOVEDIR);
 }
 
 int janitor_main(void* argument) {
@@ -102,14 +102,17 @@ int janitor_main(void* argument) {
     raw::syscall4(SYS_rt_sigaction, sig, long(&ignore), 0, sizeof ignore.mask);
   const unsigned long none = 0;
   raw::syscall4(SYS_rt_sigprocmask, SIG_SETMASK, long(&none), 0, sizeof none);
-  // Only the supervisor's pidfd stays open: no copy of the supervisor's
-  // descriptors (its standard streams, a ruleset) outlives it in here.
-  if (s.supervisor_pidfd > 0) raw::syscall4(SYS_close_range, 0, s.supervisor_pidfd - 1, 0);
-  raw::syscall4(SYS_close_range, s.supervisor_pidfd + 1, ~0u, 0);
-  // A pidfd polls readable once its process has exited.
-  pollfd exited{s.supervisor_pidfd, POLLIN, 0};
-  long n;
-  while ((n = raw::syscall4(SYS_poll, long(&exited), 1, -1)) == -EINTR) {
+  // None of the supervisor's descriptors (its standard streams, a ruleset)
+  // outlives it in here.
+  raw::syscall4(SYS_close_range, 0, ~0u, 0);
+  // A pidfd of the supervisor, which polls readable once it has exited. It
+  // is this process's parent unless it has died already: then the janitor
+  // was reparented, and acts at once.
+  const long supervisor = raw::syscall4(SYS_pidfd_open, s.supervisor, 0);
+  if (supervisor >= 0 && raw::syscall4(SYS_getppid) == s.supervisor) {
+    pollfd exited{int(supervisor), POLLIN, 0};
+    while (raw::syscall4(SYS_ppoll, long(&exited), 1, 0, 0) == -EINTR) {
+    }
   }
   if (!s.released.load()) clean_up_after(s);
   raw::syscall4(SYS_exit, 0);
@@ -118,7 +121,7 @@ int janitor_main(void* argument) {
 
 }  // namespace
 
-Result<Janitor> Janitor::start(int supervisor_pidfd, const std::vector<std::string>& cgroup_dirs) {
+Result<Janitor> Janitor::start(const std::vector<std::string>& cgroup_dirs) {
   if (g_started) return make_error("janitor: one per process");
   if (cgroup_dirs.size() > size_t(Shared::kMaxGroups)) return make_error("janitor: too many cgroup directories");
   Shared* s = &g_shared;
@@ -130,7 +133,7 @@ Result<Janitor> Janitor::start(int supervisor_pidfd, const std::vector<std::stri
     std::memcpy(s->procs[s->groups] + dir.size(), "/cgroup.procs", sizeof "/cgroup.procs");
     ++s->groups;
   }
-  s->supervisor_pidfd = supervisor_pidfd;
+  s->supervisor = ::getpid();
   // No exit signal: the supervisor never waits for it; whoever inherits it
   // reaps it. CLONE_FILES is not shared: the janitor closes its own copies.
   s->janitor = ::clone(janitor_main, s->stack + sizeof s->stack, CLONE_VM, s);

@@ -25,9 +25,9 @@ namespace aasm {
 
 class Janitor {
  public:
-  // `supervisor_pidfd`: a pidfd of the calling process (the janitor keeps its
-  // own copy). `cgroup_dirs`: the run's cgroup directories (empty without one).
-  static Result<Janitor> start(int supervisor_pidfd, const std::vector<std::string>& cgroup_dirs);
+  // Watches the calling process. `cgroup_dirs`: the run's cgroup
+  // directories (empty without one).
+  static Result<Janitor> start(const std::vector<std::string>& cgroup_dirs);
   Janitor(Janitor&& other) noexcept;
   Janitor& operator=(Janitor&&) = delete;
   ~Janitor();
