@@ -10,6 +10,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 
 #include <chrono>
 #include <thread>
@@ -142,14 +143,15 @@ std::string own_pids_cgroup() {
   return "";
 }
 
-// Those of them that are the daemon itself: `sleep MARKER` (the launcher's
-// and the shells' command lines carry the marker too, for a while).
+// Those of them that are the daemon itself, `sleep MARKER`, read from their
+// own command line (the launcher's and the shells' carry the marker too,
+// for a while, and a shell may exec into another sleep meanwhile).
 std::vector<pid_t> sleepers_with(const std::string& marker) {
   std::vector<pid_t> out;
   for (pid_t pid : processes_with(marker)) {
-    std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
-    std::string name;
-    if (std::getline(comm, name) && name == "sleep") out.push_back(pid);
+    std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline");
+    const std::string cmdline{std::istreambuf_iterator<char>(in), {}};
+    if (cmdline == std::string("/usr/bin/sleep\0", 15) + marker + '\0') out.push_back(pid);
   }
   return out;
 }
