@@ -26,20 +26,6 @@
 namespace aasm {
 namespace {
 
-std::string hex(uint64_t v) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%#llx", static_cast<unsigned long long>(v));
-  return text;
-}
-
-std::string control_rights(const plan::LandlockControl& c) {
-  std::string out;
-  if (c.fs) out += "fs " + hex(c.fs);
-  if (c.net) out += std::string(out.empty() ? "" : ", ") + "net " + hex(c.net);
-  if (c.scoped) out += std::string(out.empty() ? "" : ", ") + "scopes " + hex(c.scoped);
-  return out;
-}
-
 bool seccomp_action_available(uint32_t action) {
   return ::syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) == 0;
 }
@@ -68,7 +54,7 @@ void report_paths(const plan::LandlockRuleset& ruleset, const LaunchContext& con
 // Namespaces, kept capabilities and tree limits: what the plan asks and
 // what this host can give.
 void report_process(const plan::Plan& plan, std::string& refusal) {
-  const uint64_t kept = plan.process ? plan.process->kept_capabilities : 0;
+  const uint64_t kept = plan::kept_capabilities_of(plan);
   const Status holds = check_kept_capabilities(plan);
   std::printf("capabilities: kept %s%s\n", capabilities::names(kept).c_str(),
               holds ? (kept ? " (aasm-launch holds them)" : ", every other one dropped") : ": aasm-launch does not hold them");
@@ -77,7 +63,7 @@ void report_process(const plan::Plan& plan, std::string& refusal) {
   const plan::ProcessSettings& p = *plan.process;
   if (p.namespaces)
     std::printf("namespaces: %s, created with the command's process\n", namespaces::names(p.namespaces).c_str());
-  if (p.memory || p.swap || p.pids || p.cpu_millicores)
+  if (p.has_tree_limits())
     std::printf("tree limits (memory, swap, pids, cpu) in the run's cgroup%s; this host:\n%s",
                 p.flags & plan::kProcessResourceDegradable ? " (may degrade to per-process rlimits)" : "",
                 cgroup::describe_host_support().c_str());
@@ -113,7 +99,7 @@ int dry_run(const std::string& plan_path, const std::optional<std::string>& expe
     std::printf("landlock controls (requested rights / planned / achievable here):\n");
     for (const ControlOutcome& c : negotiation.controls)
       std::printf("  %-16s %s / %s / %s%s%s\n", plan::control_domain_name(c.control.domain),
-                  control_rights(c.control).c_str(),
+                  control_rights_text(c.control).c_str(),
                   c.control.flags & plan::kControlDegradable ? "enforce, may degrade" : "enforce, required",
                   control_level_name(c.level), c.why.empty() ? "" : ": ", c.why.c_str());
     if (negotiation.refused() && refusal.empty()) refusal = negotiation.refusal();
@@ -127,7 +113,7 @@ int dry_run(const std::string& plan_path, const std::optional<std::string>& expe
                       resolved_path(denied, "?").c_str());
           ::close(denied);
         } else {
-          std::printf("self-check: none possible (no read right handled, or every candidate directory is granted)\n");
+          std::printf("self-check: none possible (no read right handled, or a rule grants reading the root)\n");
         }
       } else if (refusal.empty() && negotiation.applies) {
         refusal = bound.error().message;
@@ -137,17 +123,13 @@ int dry_run(const std::string& plan_path, const std::optional<std::string>& expe
     }
   }
   if (plan) {
-    const auto programs = plan::programs_for(*plan, kNativeAuditArch);
-    if (!plan->seccomp.empty() && programs.empty() && refusal.empty())
-      refusal = std::string("syscall: no seccomp program for ") + plan::audit_arch_name(kNativeAuditArch);
-    for (const plan::SeccompProgram* program : programs)
+    if (Status shape = check_plan_shape(*plan); !shape && refusal.empty()) refusal = shape.error().message;
+    for (const plan::SeccompProgram* program : plan::programs_for(*plan, kNativeAuditArch))
       std::printf("seccomp %s: %s, %zu instructions: enforced when installed (the kernel verifies it)\n",
                   plan::audit_arch_name(program->audit_arch),
                   program->mode == plan::FilterMode::kRules ? "rules" :
                   program->mode == plan::FilterMode::kAllowlist ? "allowlist" : "denylist",
                   program->instructions.size());
-    if (!plan->landlock && plan->seccomp.empty() && refusal.empty())
-      refusal = "the plan enforces no control (no Landlock ruleset, no seccomp program)";
     report_process(*plan, refusal);
   }
   if (!refusal.empty()) {

@@ -51,10 +51,10 @@ int refuse(const std::string& message) {
   return exit_code::kLauncherError;
 }
 
-// What the child reports when a step before or at exec fails. It lives in a
-// shared anonymous page so the child reports with a plain store, without a
-// system call its own seccomp filter might forbid; a successful exec drops
-// the mapping from the child, so the page stays zero.
+// What the child reports when a step before or at exec fails. It lives in
+// memory the supervisor shares with the child, so the child reports with a
+// plain store, without a system call its own seccomp filter might forbid; a
+// successful exec leaves it zero.
 enum class ChildStage : uint32_t {
   kNone, kCgroup, kSignals, kSession, kParentGone, kDescriptors, kResourceLimits, kNamespaces, kCapabilities, kNoNewPrivs, kLandlock,
   kSelfCheck, kSeccomp, kExec
@@ -104,7 +104,6 @@ struct Prepared {
   int ruleset_fd = -1;
   int denied_dir_fd = -1;  // for the self-check; -1: no read right handled, or no candidate
   std::optional<cgroup::RunCgroup> cgroup;  // the run's, when the plan sets tree limits the host can give
-  std::vector<std::string> cgroup_notes;
   std::string no_cgroup_because;  // set when tree limits fall back to per-process rlimits (resource may degrade)
   std::vector<std::string> environment;  // the command's, built before fork
   std::vector<char*> envp;
@@ -166,7 +165,7 @@ bool supervisor_gone(int pidfd) {
   if (::setsid() < 0) child_fail(report, ChildStage::kSession, errno);
   // Die with the supervisor; re-check in case it died before prctl took
   // effect (in a new PID namespace getppid() is 0: there, through its pidfd).
-  const uint32_t fresh = prepared.plan.process ? prepared.plan.process->namespaces : 0;
+  const uint32_t fresh = plan::namespaces_of(prepared.plan);
   const bool parent_gone = (fresh & plan::kNamespacePid) ? supervisor_gone(io.supervisor_pidfd) : ::getppid() != io.supervisor;
   if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || parent_gone) child_fail(report, ChildStage::kParentGone, ESRCH);
   if (int error = namespaces::finish_in_child(fresh, io.uid, io.gid)) child_fail(report, ChildStage::kNamespaces, error);
@@ -185,8 +184,7 @@ bool supervisor_gone(int pidfd) {
   // Every capability goes but those the plan keeps: a root command with
   // CAP_SYS_PTRACE would still read other processes' /proc files under
   // Landlock. Before no_new_privs and Landlock, which need none of them.
-  const uint64_t kept = prepared.plan.process ? prepared.plan.process->kept_capabilities : 0;
-  if (int error = capabilities::restrict_to(kept)) child_fail(report, ChildStage::kCapabilities, error);
+  if (int error = capabilities::restrict_to(plan::kept_capabilities_of(prepared.plan))) child_fail(report, ChildStage::kCapabilities, error);
   report->done.fetch_or(kCapabilitiesDropped);
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) child_fail(report, ChildStage::kNoNewPrivs, errno);
   if (prepared.ruleset_fd >= 0) {
@@ -235,33 +233,17 @@ Result<plan::Plan> load_verified_plan(const LaunchRequest& request, std::string&
   return decoded;
 }
 
-// A plan that confines nothing is refused (running "confined" by it would be
-// a lie), and so is one without a program for this architecture.
-Status check_plan_shape(const plan::Plan& plan) {
-  if (!plan.landlock && plan.seccomp.empty())
-    return make_error("the plan enforces no control (no Landlock ruleset, no seccomp program)");
-  if (!plan.seccomp.empty() && !plan::find_program(plan, kNativeAuditArch)) {
-    std::string has;
-    for (const auto& program : plan.seccomp) has += std::string(has.empty() ? "" : ", ") + plan::audit_arch_name(program.audit_arch);
-    return make_error(std::string("syscall: the plan has no seccomp program for this host's architecture (") +
-                      plan::audit_arch_name(kNativeAuditArch) + "; it has " + has +
-                      "); recompile with --arch " + plan::audit_arch_name(kNativeAuditArch));
-  }
-  return Ok{};
-}
-
 // Limits of the whole tree (memory, tasks, CPU) go into the run's cgroup,
 // created beneath the launcher's own. Without one the launch is refused, or,
-// where the plan lets the resource domain degrade, runs without them (said).
+// where the plan lets the resource domain degrade, runs with per-process
+// stand-ins (said).
 Status create_run_cgroup(Prepared& prepared) {
-  if (!prepared.plan.process) return Ok{};
+  if (!prepared.plan.process || !prepared.plan.process->has_tree_limits()) return Ok{};
   const plan::ProcessSettings& p = *prepared.plan.process;
-  if (!p.memory && !p.swap && !p.pids && !p.cpu_millicores) return Ok{};
   cgroup::Limits limits{p.memory, p.swap, p.pids, p.cpu_millicores};
   auto created = cgroup::RunCgroup::create(limits, "aasm-" + std::to_string(::getpid()));
   if (created) {
     prepared.cgroup = std::move(*created);
-    prepared.cgroup_notes = prepared.cgroup->notes();
     return Ok{};
   }
   const std::string what = "resource: " + created.error().message;
@@ -337,13 +319,6 @@ std::string ending_description(Ending ending, const SupervisionLimits& limits) {
   return "?";
 }
 
-std::string rights_text(const plan::LandlockControl& c) {
-  char text[96];
-  std::snprintf(text, sizeof text, "fs %#llx, net %#llx, scopes %#llx", (unsigned long long)c.fs,
-                (unsigned long long)c.net, (unsigned long long)c.scoped);
-  return text;
-}
-
 // What the run's cgroup saw, and whether its end was proven.
 struct RunReport {
   std::vector<std::string> events;  // OOM kills, task-limit hits: from the kernel's counters
@@ -368,7 +343,7 @@ Receipt make_receipt(const Prepared& prepared, uint32_t done, const std::string&
       (done & kSelfCheckPassed ? "; reading a directory outside the ruleset then failed with EACCES" : "; no self-check possible");
   if (prepared.negotiation)
     for (const ControlOutcome& c : prepared.negotiation->controls) {
-      ReceiptControl rc{plan::control_domain_name(c.control.domain), rights_text(c.control),
+      ReceiptControl rc{plan::control_domain_name(c.control.domain), control_rights_text(c.control),
                         c.control.flags & plan::kControlDegradable ? "enforce, may degrade" : "enforce, required", "", ""};
       if (c.level == ControlLevel::kNotEnforced) {
         rc.achieved = "not enforced";
@@ -389,7 +364,7 @@ Receipt make_receipt(const Prepared& prepared, uint32_t done, const std::string&
                           installed ? "measured: seccomp(SECCOMP_SET_MODE_FILTER) returned 0 for every program"
                                     : "measured: the child stopped before the filters were installed"});
   }
-  const uint32_t fresh = prepared.plan.process ? prepared.plan.process->namespaces : 0;
+  const uint32_t fresh = plan::namespaces_of(prepared.plan);
   if (fresh) {
     const bool ready = done & kNamespacesReady;
     r.controls.push_back({"namespaces", namespaces::names(fresh), "enforce, required", ready ? "enforced" : "not established",
@@ -399,7 +374,7 @@ Receipt make_receipt(const Prepared& prepared, uint32_t done, const std::string&
                                 : "measured: the child stopped before its namespaces were set up"});
   }
   const bool dropped = done & kCapabilitiesDropped;
-  const uint64_t kept = prepared.plan.process ? prepared.plan.process->kept_capabilities : 0;
+  const uint64_t kept = plan::kept_capabilities_of(prepared.plan);
   r.controls.push_back({"capabilities", kept ? "kept: " + capabilities::names(kept) : "none kept", "enforce, required",
                         dropped ? "enforced" : "not established",
                         !dropped ? "measured: the child stopped before dropping its capabilities"
@@ -414,7 +389,7 @@ Receipt make_receipt(const Prepared& prepared, uint32_t done, const std::string&
                        path.identity ? "bound" : "skipped (optional, missing)"});
   if (prepared.plan.process) {
     const plan::ProcessSettings& p = *prepared.plan.process;
-    if (p.memory || p.swap || p.pids || p.cpu_millicores) {
+    if (p.has_tree_limits()) {
       std::string read_back;
       if (prepared.cgroup)
         for (const cgroup::Knob& knob : prepared.cgroup->knobs()) read_back += " " + knob.path + "=" + knob.read_back + ";";
@@ -494,9 +469,21 @@ std::string spawn_failure(uint32_t fresh, bool into_cgroup, int error) {
 
 }  // namespace
 
+Status check_plan_shape(const plan::Plan& plan) {
+  if (!plan.landlock && plan.seccomp.empty())
+    return make_error("the plan enforces no control (no Landlock ruleset, no seccomp program)");
+  if (!plan.seccomp.empty() && !plan::find_program(plan, kNativeAuditArch)) {
+    std::string has;
+    for (const auto& program : plan.seccomp) has += std::string(has.empty() ? "" : ", ") + plan::audit_arch_name(program.audit_arch);
+    return make_error(std::string("syscall: the plan has no seccomp program for this host's architecture (") +
+                      plan::audit_arch_name(kNativeAuditArch) + "; it has " + has +
+                      "); recompile with --arch " + plan::audit_arch_name(kNativeAuditArch));
+  }
+  return Ok{};
+}
+
 Status check_kept_capabilities(const plan::Plan& plan) {
-  const uint64_t kept = plan.process ? plan.process->kept_capabilities : 0;
-  const uint64_t missing = kept & ~capabilities::permitted();
+  const uint64_t missing = plan::kept_capabilities_of(plan) & ~capabilities::permitted();
   if (!missing) return Ok{};
   return make_error("isolation.linux_capabilities: the plan keeps " + capabilities::names(missing) +
                     ", which aasm-launch does not hold; run it as root, or grant it the capability "
@@ -543,7 +530,7 @@ int launch(const LaunchRequest& request) {
   // Orphans of the tree are reparented here and reaped at once, instead of
   // lingering under pid 1 and keeping the cgroup's task count up.
   if (prepared->cgroup) ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-  const uint32_t fresh = prepared->plan.process ? prepared->plan.process->namespaces : 0;
+  const uint32_t fresh = plan::namespaces_of(prepared->plan);
   ChildIo io{out_pipe[1], err_pipe[1], {}, ::getpid(), -1, 0, ::geteuid(), ::getegid(), {}};
   if (fresh & plan::kNamespacePid) {
     // PID 1 of a new namespace reads its parent as 0: it checks this pidfd.
@@ -588,7 +575,7 @@ int launch(const LaunchRequest& request) {
   const int pidfd = int(::syscall(SYS_pidfd_open, child, 0));
   if (pidfd < 0) {
     ::kill(child, SIGKILL);
-    return refuse(std::string("pidfd_open: ") + std::strerror(errno) + " (Linux 5.3 or later is needed)");
+    return abandon(std::string("pidfd_open: ") + std::strerror(errno) + " (Linux 5.3 or later is needed)");
   }
   // Without the run's cgroup, the tree is the command's session and process
   // group; a descendant that starts its own session escapes this kill.

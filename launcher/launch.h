@@ -21,6 +21,10 @@ struct LaunchRequest {
 // are printed once, as one line on stderr.
 int launch(const LaunchRequest& request);
 
+// A plan that confines nothing is refused (running "confined" by it would be
+// a lie), and so is one without a seccomp program for this architecture.
+Status check_plan_shape(const plan::Plan& plan);
+
 // A capability the plan keeps must be one the launcher holds: it cannot be
 // granted from nothing, and running without it would be less than planned.
 // The refusal names the capabilities and the remedy.

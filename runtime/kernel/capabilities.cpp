@@ -64,11 +64,13 @@ uint64_t permitted() {
 // permitted and inheritable before they can be raised into ambient, and the
 // ambient raise before SECBIT_NO_CAP_AMBIENT_RAISE forbids it.
 int restrict_to(uint64_t kept) {
-  if (::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL) return errno;
+  // Decisions on the raw calls' results, not errno: the supervisor may be
+  // running beside this child in the same memory (kernel/spawn.h).
+  // EINVAL: no ambient capabilities in this kernel.
+  if (const long result = raw::syscall4(SYS_prctl, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL); result != 0 && result != -EINVAL)
+    return int(-result);
   // EINVAL: past the kernel's last capability. EPERM: no CAP_SETPCAP, so the
   // bounding set cannot change at all (nor matter: the sets below empty).
-  // The raw call's result, not errno: the supervisor may be running beside
-  // this child in the same memory (kernel/spawn.h).
   for (int cap = 0; cap < 64; ++cap) {
     if (kept & (uint64_t(1) << cap)) continue;
     const long result = raw::syscall4(SYS_prctl, PR_CAPBSET_DROP, cap);
@@ -86,7 +88,8 @@ int restrict_to(uint64_t kept) {
   const unsigned long locked = SECBIT_KEEP_CAPS_LOCKED | SECBIT_NO_SETUID_FIXUP | SECBIT_NO_SETUID_FIXUP_LOCKED |
                                SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_CAP_AMBIENT_RAISE |
                                SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
-  if (::prctl(PR_SET_SECUREBITS, locked, 0, 0, 0) != 0 && errno != EPERM) return errno;
+  if (const long result = raw::syscall4(SYS_prctl, PR_SET_SECUREBITS, locked); result != 0 && result != -EPERM)
+    return int(-result);
   return set_sets(kept, kept, kept);
 }
 

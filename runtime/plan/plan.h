@@ -119,6 +119,8 @@ struct ProcessSettings {
   uint32_t namespaces = 0;  // kNamespace* bits: fresh namespaces for the tree
   uint64_t kept_capabilities = 0;  // bit N: capability N stays (isolation.linux_capabilities)
   bool operator==(const ProcessSettings&) const = default;
+  // Limits of the whole tree, which need the run's cgroup.
+  bool has_tree_limits() const { return memory || swap || pids || cpu_millicores; }
 };
 inline constexpr uint16_t kProcessResourceDegradable = 1u << 0;
 inline constexpr uint32_t kNamespacePid = 1u << 0;
@@ -138,6 +140,10 @@ struct Plan {
   std::vector<SyscallEntry> syscalls;   // sorted by name
   bool operator==(const Plan&) const = default;
 };
+
+// The process section's namespaces and kept capabilities; none without one.
+inline uint32_t namespaces_of(const Plan& plan) { return plan.process ? plan.process->namespaces : 0; }
+inline uint64_t kept_capabilities_of(const Plan& plan) { return plan.process ? plan.process->kept_capabilities : 0; }
 
 // Whether `plan` fits the format: every string, list and program within the
 // limits of format.h, and nothing the reader would refuse for its order.

@@ -15,8 +15,8 @@
 
 namespace aasm {
 
-// Everything the janitor reads, in one mapping with its stack; it stays valid
-// after the supervisor is gone, as the janitor holds the memory.
+// Everything the janitor reads, with its stack; it stays valid after the
+// supervisor is gone, as the janitor holds the memory.
 struct Janitor::Shared {
   static constexpr int kMaxGroups = 8;
   static constexpr int kPathBytes = 512;
@@ -26,7 +26,6 @@ struct Janitor::Shared {
   int groups = 0;
   char procs[kMaxGroups][kPathBytes];  // <dir>/cgroup.procs
   char dirs[kMaxGroups][kPathBytes];
-  pid_t janitor = -1;
   alignas(16) char stack[32 * 1024];
 };
 
@@ -136,8 +135,7 @@ Result<Janitor> Janitor::start(const std::vector<std::string>& cgroup_dirs) {
   s->supervisor = ::getpid();
   // No exit signal: the supervisor never waits for it; whoever inherits it
   // reaps it. CLONE_FILES is not shared: the janitor closes its own copies.
-  s->janitor = ::clone(janitor_main, s->stack + sizeof s->stack, CLONE_VM, s);
-  if (s->janitor < 0) return make_error(std::string("janitor: clone: ") + std::strerror(errno));
+  if (::clone(janitor_main, s->stack + sizeof s->stack, CLONE_VM, s) < 0) return make_error(std::string("janitor: clone: ") + std::strerror(errno));
   g_started = true;
   return Janitor(s);
 }

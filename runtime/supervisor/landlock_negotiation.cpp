@@ -1,5 +1,6 @@
 #include "supervisor/landlock_negotiation.h"
 
+#include <cstdio>
 #include <cstring>
 
 #include "kernel/landlock_uapi.h"
@@ -29,6 +30,13 @@ const char* control_level_name(ControlLevel level) {
     case ControlLevel::kRefused: return "refused";
   }
   return "?";
+}
+
+std::string control_rights_text(const plan::LandlockControl& c) {
+  char text[96];
+  std::snprintf(text, sizeof text, "fs %#llx, net %#llx, scopes %#llx", (unsigned long long)c.fs,
+                (unsigned long long)c.net, (unsigned long long)c.scoped);
+  return text;
 }
 
 const char* kernel_for_landlock_abi(uint32_t abi) {
