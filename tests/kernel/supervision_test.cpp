@@ -369,6 +369,58 @@ int away(int fd) {
   return moved;
 }
 
+// "pid (comm) state ppid pgrp session tty_nr ...": the fields after comm.
+std::vector<std::string> stat_fields_after_comm(const std::string& stat_line) {
+  std::vector<std::string> fields;
+  std::istringstream in(stat_line.substr(stat_line.rfind(')') + 2));
+  for (std::string field; in >> field;) fields.push_back(field);
+  return fields;
+}
+
+// A new session: the command leads it and has no controlling terminal, so
+// TIOCSTI has no terminal of the user's to type into.
+TEST_CASE("supervision: the command leads a new session without a controlling terminal") {
+  TempDir dir;
+  const std::string plan = compile_plan(dir, "session");
+  const char* const kShowStat = "read -r line < /proc/$$/stat; echo \"$line\"";
+  const Run r = launch(plan, {"/usr/bin/sh", "-c", kShowStat});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string pid = r.out.substr(0, r.out.find(' '));
+  const std::vector<std::string> fields = stat_fields_after_comm(r.out);  // state ppid pgrp session tty_nr
+  REQUIRE(fields.size() > 4);
+  CHECK(fields[3] == pid);  // session id: its own
+  CHECK(fields[2] == pid);  // process group: its own
+  CHECK(fields[4] == "0");  // no controlling terminal
+
+  SUBCASE("control: run directly, the same shell is in the test's session") {
+    const Run c = run({"/usr/bin/sh", "-c", kShowStat});
+    REQUIRE(c.exit_code == 0);
+    const std::vector<std::string> direct = stat_fields_after_comm(c.out);
+    REQUIRE(direct.size() > 4);
+    CHECK(direct[3] != c.out.substr(0, c.out.find(' ')));
+  }
+}
+
+// RLIMIT_CORE is 0 whatever the launcher inherited: a core dump would write
+// the command's memory, secrets included, to disk.
+TEST_CASE("supervision: core dumps are off for the command") {
+  TempDir dir;
+  const std::string plan = compile_plan(dir, "core");
+  const std::string show = "/usr/bin/grep 'Max core file size' /proc/self/limits";
+  const Run r = run({"/usr/bin/sh", "-c", "ulimit -c unlimited && exec \"$0\" \"$1\" -- " + show,
+                     binary("AASM_LAUNCH"), plan});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("Max core file size        0                    0") == 0);
+
+  SUBCASE("control: started the same way without the launcher, the command may dump core") {
+    const Run c = run({"/usr/bin/sh", "-c", "ulimit -c unlimited && exec " + show});
+    REQUIRE(c.exit_code == 0);
+    CHECK(c.out.find("unlimited") != std::string::npos);
+  }
+}
+
 TEST_CASE("supervision: the command inherits only descriptors 0-2") {
   TempDir dir;
   const std::string plan = compile_plan(dir, "fds");
