@@ -8,6 +8,7 @@
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
+#include <linux/capability.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -26,6 +27,7 @@
 #include "kernel/descriptors.h"
 #include "kernel/rlimits.h"
 #include "kernel/landlock.h"
+#include "kernel/landlock_self_check.h"
 #include "kernel/seccomp.h"
 #include "plan/plan.h"
 #include "kernel/landlock_uapi.h"
@@ -57,17 +59,23 @@ int refuse(const std::string& message) {
 // successful exec leaves it zero.
 enum class ChildStage : uint32_t {
   kNone, kCgroup, kSignals, kSession, kParentGone, kDescriptors, kResourceLimits, kNamespaces, kCapabilities, kNoNewPrivs, kLandlock,
-  kSelfCheck, kSeccomp, kExec
+  kReadCheck, kWriteCheck, kConnectCheck, kBindCheck, kSignalCheck, kSeccomp, kExec
 };
 
 // Steps the child completed, stored before exec: the receipt's "measured".
 enum ChildDone : uint32_t {
   kLandlockRestricted = 1u << 0,
-  kSelfCheckPassed = 1u << 1,
   kSeccompInstalled = 1u << 2,
   kNamespacesReady = 1u << 3,
   kCapabilitiesDropped = 1u << 4,
   kResourceLimitsSet = 1u << 5,
+  // Self-checks the ruleset passed (kernel/landlock_self_check.h); as bits
+  // of Prepared::self_checks, the ones the child is to run.
+  kReadCheckPassed = 1u << 1,
+  kWriteCheckPassed = 1u << 6,
+  kConnectCheckPassed = 1u << 7,
+  kBindCheckPassed = 1u << 8,
+  kSignalCheckPassed = 1u << 9,
 };
 
 struct ChildReport {
@@ -89,9 +97,18 @@ const char* stage_name(ChildStage stage) {
     case ChildStage::kCapabilities: return "dropping capabilities";
     case ChildStage::kNoNewPrivs: return "no_new_privs";
     case ChildStage::kLandlock: return "landlock_restrict_self";
-    case ChildStage::kSelfCheck:
+    case ChildStage::kReadCheck:
       return "Landlock self-check (a directory outside the ruleset was still readable: the kernel accepted the "
              "ruleset but does not enforce it)";
+    case ChildStage::kWriteCheck:
+      return "Landlock self-check (creating a directory outside the writable trees was not refused with EACCES)";
+    case ChildStage::kConnectCheck:
+      return "Landlock self-check (a TCP connect to 127.0.0.1:0, a port no policy can grant, was not refused with "
+             "EACCES)";
+    case ChildStage::kBindCheck:
+      return "Landlock self-check (a TCP bind of 127.0.0.1:0, a port no policy can grant, was not refused with EACCES)";
+    case ChildStage::kSignalCheck:
+      return "Landlock self-check (signal 0 to the supervisor, outside the domain, was not refused with EPERM)";
     case ChildStage::kSeccomp: return "seccomp filter";
     case ChildStage::kExec: return "execve";
   }
@@ -102,7 +119,8 @@ struct Prepared {
   plan::Plan plan;
   std::string executable;
   int ruleset_fd = -1;
-  int denied_dir_fd = -1;  // for the self-check; -1: no read right handled, or no candidate
+  int denied_dir_fd = -1;  // for the read and write self-checks; -1: no read right handled, or no candidate
+  uint32_t self_checks = 0;  // ChildDone check bits: the checks the child runs after restrict_self
   std::optional<cgroup::RunCgroup> cgroup;  // the run's, when the plan sets tree limits the host can give
   std::string no_cgroup_because;  // set when tree limits fall back to per-process rlimits (resource may degrade)
   std::vector<std::string> environment;  // the command's, built before fork
@@ -113,6 +131,7 @@ struct Prepared {
   int landlock_abi = 0;
   std::optional<LandlockNegotiation> negotiation;
   std::vector<BoundPath> paths;
+  bool signals_by_pid_namespace = false;  // scope_signals_by_pid_namespace
 };
 
 int child_exit_code(ChildStage stage, int error) {
@@ -150,6 +169,26 @@ struct ChildStart {
 bool supervisor_gone(int pidfd) {
   pollfd exited{pidfd, POLLIN, 0};
   return ::poll(&exited, 1, 0) != 0;
+}
+
+// Proof, before exec, that each control is enforced: what it must refuse is
+// tried once (kernel/landlock_self_check.h). A wrong answer refuses the
+// launch; a check that cannot run leaves its control "asserted".
+void run_self_checks(const Prepared& prepared, ChildReport* report, const ChildIo& io) {
+  namespace check = landlock::self_check;
+  const auto record = [&](uint32_t bit, ChildStage stage, auto&& run) {
+    if (!(prepared.self_checks & bit)) return;
+    const check::Result result = run();
+    // EPERM stands for "it succeeded", which has no errno of its own.
+    if (result.outcome == check::Outcome::kNotRefused) child_fail(report, stage, result.error ? result.error : EPERM);
+    if (result.outcome == check::Outcome::kRefused) report->done.fetch_or(bit);
+  };
+  record(kReadCheckPassed, ChildStage::kReadCheck, [&] { return check::read_directory(prepared.denied_dir_fd); });
+  record(kWriteCheckPassed, ChildStage::kWriteCheck, [&] { return check::make_directory(prepared.denied_dir_fd); });
+  record(kConnectCheckPassed, ChildStage::kConnectCheck, [] { return check::tcp_connect(); });
+  record(kBindCheckPassed, ChildStage::kBindCheck, [] { return check::tcp_bind(); });
+  record(kSignalCheckPassed, ChildStage::kSignalCheck,
+         [&] { return check::signal_process(io.supervisor); });
 }
 
 // Runs in the new process, which shares the supervisor's memory until it
@@ -191,14 +230,8 @@ bool supervisor_gone(int pidfd) {
     if (int error = landlock::restrict_self(prepared.ruleset_fd)) child_fail(report, ChildStage::kLandlock, error);
     report->done.fetch_or(kLandlockRestricted);
     ::close(prepared.ruleset_fd);
-    // Proof, before exec, that the ruleset is enforced: a directory no rule
-    // grants must now be unreadable.
-    if (prepared.denied_dir_fd >= 0) {
-      const long probe = raw::syscall4(SYS_openat, prepared.denied_dir_fd, long("."), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-      if (probe != -EACCES) child_fail(report, ChildStage::kSelfCheck, probe >= 0 ? EPERM : int(-probe));
-      report->done.fetch_or(kSelfCheckPassed);
-      ::close(prepared.denied_dir_fd);
-    }
+    run_self_checks(prepared, report, io);
+    if (prepared.denied_dir_fd >= 0) ::close(prepared.denied_dir_fd);
   }
   // The janitor exists before the command can run (and before the filters,
   // which need not allow the futex this waits on).
@@ -257,6 +290,47 @@ Status create_run_cgroup(Prepared& prepared) {
   return Ok{};
 }
 
+// Signals are scoped on every launch (policy.md, "Safe defaults"): by
+// Landlock from ABI 6; below it, by a new PID namespace, in which the
+// supervisor, the janitor and the host's processes have no pid the command
+// could name. Moves the scope from the ruleset to the namespaces and returns
+// true when that is needed and possible (CAP_SYS_ADMIN); otherwise the
+// negotiation refuses the ipc control, or degrades it where the plan allows.
+bool scope_signals_by_pid_namespace(plan::Plan& plan, const landlock::AbiProbe& probe) {
+  if (!plan.landlock || !(plan.landlock->scoped & landlock::scope::kSignal) || probe.abi >= 6) return false;
+  if (!(capabilities::permitted() & (uint64_t(1) << CAP_SYS_ADMIN))) return false;
+  plan::LandlockRuleset& ruleset = *plan.landlock;
+  ruleset.scoped &= ~landlock::scope::kSignal;
+  for (plan::LandlockControl& control : ruleset.controls) control.scoped &= ~landlock::scope::kSignal;
+  std::erase_if(ruleset.controls, [](const plan::LandlockControl& c) {
+    return c.domain == plan::ControlDomain::kIpc && !c.fs && !c.net && !c.scoped;
+  });
+  if (!ruleset.handled_fs && !ruleset.handled_net && !ruleset.scoped) plan.landlock.reset();
+  if (!plan.process) plan.process.emplace();
+  plan.process->namespaces |= plan::kNamespacePid;
+  return true;
+}
+
+// The checks that can prove this ruleset at this launch (run_self_checks).
+uint32_t self_checks_for(const plan::LandlockRuleset& effective, const BoundRuleset& bound, int denied_dir_fd,
+                         uint32_t fresh_namespaces) {
+  uint32_t checks = 0;
+  if (denied_dir_fd >= 0) {
+    checks |= kReadCheckPassed;
+    // Only where no rule grants it and the kernel's own permissions would
+    // let the launcher make the directory: elsewhere EACCES proves nothing.
+    if ((effective.handled_fs & landlock::fs::kMakeDir) && !(rights_on(bound, denied_dir_fd) & landlock::fs::kMakeDir) &&
+        ::faccessat(denied_dir_fd, ".", W_OK, AT_EACCESS) == 0)
+      checks |= kWriteCheckPassed;
+  }
+  if (effective.handled_net & landlock::net::kConnectTcp) checks |= kConnectCheckPassed;
+  if (effective.handled_net & landlock::net::kBindTcp) checks |= kBindCheckPassed;
+  // In a new PID namespace the supervisor has no pid to signal.
+  if ((effective.scoped & landlock::scope::kSignal) && !(fresh_namespaces & plan::kNamespacePid))
+    checks |= kSignalCheckPassed;
+  return checks;
+}
+
 Result<Prepared> prepare(const LaunchRequest& request, int& lookup_errno) {
   std::string digest;
   auto plan = load_verified_plan(request, digest);
@@ -264,6 +338,7 @@ Result<Prepared> prepare(const LaunchRequest& request, int& lookup_errno) {
   if (Status shape = check_plan_shape(*plan); !shape) return shape.error();
   std::optional<LandlockNegotiation> negotiation;
   const landlock::AbiProbe probe = plan->landlock ? landlock::probe_abi() : landlock::AbiProbe{};
+  const bool signals_by_pid_namespace = scope_signals_by_pid_namespace(*plan, probe);
   if (plan->landlock) {
     negotiation = negotiate_landlock(*plan->landlock, probe);
     if (negotiation->refused()) return make_error(negotiation->refusal());
@@ -272,6 +347,9 @@ Result<Prepared> prepare(const LaunchRequest& request, int& lookup_errno) {
         std::fprintf(stderr, "aasm-launch: note: %s is %s here: %s\n", plan::control_domain_name(c.control.domain),
                      control_level_name(c.level), c.why.c_str());
   }
+  if (signals_by_pid_namespace)
+    std::fprintf(stderr, "aasm-launch: note: ipc: signals are scoped by a new PID namespace (Landlock ABI %d here "
+                         "has no signal scope; ABI 6, Linux %s, has)\n", probe.abi, kernel_for_landlock_abi(6));
   auto executable = find_command(request.command.front(), lookup_errno);
   if (!executable) return executable.error();
 
@@ -281,6 +359,7 @@ Result<Prepared> prepare(const LaunchRequest& request, int& lookup_errno) {
   prepared.plan_sha256 = digest;
   prepared.landlock_abi = probe.abi;
   prepared.negotiation = negotiation;
+  prepared.signals_by_pid_namespace = signals_by_pid_namespace;
   if (negotiation && negotiation->applies) {
     auto context = current_launch_context();
     if (!context) return context.error();
@@ -290,6 +369,8 @@ Result<Prepared> prepare(const LaunchRequest& request, int& lookup_errno) {
     prepared.ruleset_fd = bound->ruleset_fd;
     prepared.paths = bound->granted;
     if (negotiation->effective.handled_fs & landlock::fs::kReadDir) prepared.denied_dir_fd = open_denied_directory(*bound);
+    prepared.self_checks =
+        self_checks_for(negotiation->effective, *bound, prepared.denied_dir_fd, plan::namespaces_of(prepared.plan));
     for (const std::string& path : bound->skipped_optional)
       std::fprintf(stderr, "aasm-launch: note: optional path '%s' does not exist here; its rule is skipped\n",
                    path.c_str());
@@ -326,6 +407,43 @@ struct RunReport {
   std::string cleanup = "complete";
 };
 
+// What proves a Landlock control at launch: the self-check that must be
+// refused after restrict_self (a ChildDone bit), or nothing before exec.
+struct ControlEvidence {
+  plan::ControlDomain domain;
+  uint32_t check;         // 0: none
+  const char* measured;   // what the check saw
+  const char* unproven;   // why the control stays asserted
+};
+constexpr ControlEvidence kControlEvidence[] = {
+    {plan::ControlDomain::kFileRead, kReadCheckPassed, "reading a directory outside the ruleset then failed with EACCES",
+     "no directory outside the ruleset to test reading"},
+    {plan::ControlDomain::kFileWrite, kWriteCheckPassed,
+     "creating a directory outside the writable trees then failed with EACCES",
+     "no directory outside the writable trees that the kernel's own permissions let the launcher write"},
+    {plan::ControlDomain::kFileExecute, 0, "", "nothing is executed before the command itself to test it"},
+    {plan::ControlDomain::kNetworkOutbound, kConnectCheckPassed, "a TCP connect to 127.0.0.1:0 then failed with EACCES",
+     "no IPv4 socket to test connecting with"},
+    {plan::ControlDomain::kNetworkBind, kBindCheckPassed, "a TCP bind of 127.0.0.1:0 then failed with EACCES",
+     "no IPv4 socket to test binding with"},
+    {plan::ControlDomain::kIpc, kSignalCheckPassed, "signal 0 to the supervisor then failed with EPERM",
+     "no process outside the domain to signal (none in a new PID namespace)"},
+};
+
+std::string landlock_control_basis(const plan::LandlockControl& control, uint32_t done) {
+  for (const ControlEvidence& e : kControlEvidence) {
+    if (e.domain != control.domain) continue;
+    std::string basis = e.check && (done & e.check)
+                            ? std::string("measured: landlock_restrict_self returned 0; ") + e.measured
+                            : std::string("asserted: landlock_restrict_self returned 0 with these rights handled; ") +
+                                  e.unproven;
+    if (control.scoped & landlock::scope::kAbstractUnixSocket)
+      basis += "; the abstract unix socket scope is asserted (nothing outside the domain is connected to before exec)";
+    return basis;
+  }
+  return "asserted: landlock_restrict_self returned 0";
+}
+
 // Requested, planned and achieved per control, each achieved level with its
 // basis: only what this launch measured is called enforced.
 Receipt make_receipt(const Prepared& prepared, uint32_t done, const std::string& outcome, int code,
@@ -338,9 +456,6 @@ Receipt make_receipt(const Prepared& prepared, uint32_t done, const std::string&
   r.architecture = plan::audit_arch_name(kNativeAuditArch);
   r.landlock_abi = prepared.landlock_abi;
   const bool restricted = done & kLandlockRestricted;
-  const std::string landlock_basis =
-      std::string("measured: landlock_restrict_self returned 0") +
-      (done & kSelfCheckPassed ? "; reading a directory outside the ruleset then failed with EACCES" : "; no self-check possible");
   if (prepared.negotiation)
     for (const ControlOutcome& c : prepared.negotiation->controls) {
       ReceiptControl rc{plan::control_domain_name(c.control.domain), control_rights_text(c.control),
@@ -353,10 +468,18 @@ Receipt make_receipt(const Prepared& prepared, uint32_t done, const std::string&
         rc.basis = "measured: the child stopped before landlock_restrict_self";
       } else {
         rc.achieved = control_level_name(c.level);
-        rc.basis = landlock_basis + (c.why.empty() ? "" : "; " + c.why);
+        rc.basis = landlock_control_basis(c.control, done) + (c.why.empty() ? "" : "; " + c.why);
       }
       r.controls.push_back(std::move(rc));
     }
+  if (prepared.signals_by_pid_namespace) {
+    const bool ready = done & kNamespacesReady;
+    r.controls.push_back({"ipc", "signals scoped to the command's tree", "enforce, required",
+                          ready ? "enforced" : "not established",
+                          ready ? "measured: the command's process was created in a new PID namespace (clone returned "
+                                  "its pid), where no process outside its tree has a pid"
+                                : "measured: the child stopped before its namespaces were set up"});
+  }
   if (!prepared.filters.empty()) {
     const bool installed = done & kSeccompInstalled;
     r.controls.push_back({"syscall", std::to_string(prepared.filters.size()) + " seccomp programs for " + r.architecture,

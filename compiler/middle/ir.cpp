@@ -92,7 +92,10 @@ class Printer {
   }
 
   void flag(const char* name, const std::optional<Effective<bool>>& denied) {
-    if (denied) line(std::string(name) + ": " + (denied->value ? "deny" : "allow"), denied->from, denied->narrowed);
+    if (!denied) return;
+    const bool by_default = denied->from.document < 0;  // a safe default no document wrote
+    line(std::string(name) + ": " + (denied->value ? "deny" : "allow") + (by_default ? " (default)" : ""), denied->from,
+         denied->narrowed);
   }
 
   void syscalls() {

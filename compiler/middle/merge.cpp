@@ -343,6 +343,11 @@ PolicyIR merge_cascade(const std::vector<PolicyDocument>& documents, Diagnostics
   ir.environment = merge_environment(docs, diags);
   ir.isolation = merge_isolation(docs);
   apply_capability_denials(ir);
+  // A safe default of every plan (policy.md): the command never signals
+  // outside its own tree, so it cannot stop or kill its supervisor and
+  // janitor, nor, as root without capabilities, every root process of the
+  // host. Only `ipc.signals: allow` widens it.
+  if (!ir.ipc.signals_denied) ir.ipc.signals_denied = Effective<bool>{true, SourceRef{}, {}};
   return ir;
 }
 

@@ -30,12 +30,6 @@ std::optional<FileIdentity> identity_of(int fd) {
   return FileIdentity{uint64_t(st.st_dev), uint64_t(st.st_ino)};
 }
 
-bool grants_read_dir_on(const BoundRuleset& bound, const std::optional<FileIdentity>& directory) {
-  for (const BoundPath& path : bound.granted)
-    if ((path.access & landlock::fs::kReadDir) && path.identity && path.identity == directory) return true;
-  return false;
-}
-
 }  // namespace
 
 std::string rule_template(const plan::LandlockRule& rule) {
@@ -53,11 +47,18 @@ std::string rule_template(const plan::LandlockRule& rule) {
 // every directory is readable and none can serve. Inodes, not names, are
 // compared, which also catches a rule bound through another name or a bind
 // mount.
+uint64_t rights_on(const BoundRuleset& bound, int fd) {
+  const std::optional<FileIdentity> identity = identity_of(fd);
+  uint64_t rights = 0;
+  for (const BoundPath& path : bound.granted)
+    if (identity && path.identity == identity) rights |= path.access;
+  return rights;
+}
+
 int open_denied_directory(const BoundRuleset& bound) {
   const int root = ::open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (root < 0) return -1;
-  const std::optional<FileIdentity> identity = identity_of(root);
-  if (identity && !grants_read_dir_on(bound, identity)) return root;
+  if (identity_of(root) && !(rights_on(bound, root) & landlock::fs::kReadDir)) return root;
   ::close(root);
   return -1;
 }

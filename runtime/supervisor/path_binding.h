@@ -53,6 +53,10 @@ struct BoundRuleset {
 // restrict_self: the root, unless a rule grants reading it (then -1).
 int open_denied_directory(const BoundRuleset& bound);
 
+// The rights of the rules that sit on the file `fd` refers to (not those
+// inherited from rules above it).
+uint64_t rights_on(const BoundRuleset& bound, int fd);
+
 // Whether binding also records each path as the kernel resolved it (a
 // readlink of /proc/self/fd per rule): for receipts and --dry-run only, as
 // it costs a few microseconds per rule on every launch.

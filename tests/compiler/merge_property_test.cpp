@@ -192,7 +192,9 @@ void check_no_wider(const PolicyIR& merged, const std::optional<SyscallIR>& merg
       for (const auto& [host, from] : *m->hosts) CHECK(o->hosts->count(host));
     }
   }
-  if (one.ipc.signals_denied && one.ipc.signals_denied->value) CHECK(merged.ipc.signals_denied->value);
+  // A document's own deny, not the safe default every merge adds (no document).
+  if (one.ipc.signals_denied && one.ipc.signals_denied->value && one.ipc.signals_denied->from.document >= 0)
+    CHECK(merged.ipc.signals_denied->value);
   if (one.ipc.abstract_unix_sockets_denied && one.ipc.abstract_unix_sockets_denied->value)
     CHECK(merged.ipc.abstract_unix_sockets_denied->value);
   for (auto field : {&ResourcesIR::memory, &ResourcesIR::pids, &ResourcesIR::wall_clock_seconds})
