@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "exit_codes.h"
+#include "self_checks.h"
 #include "kernel/arch.h"
 #include "kernel/capabilities.h"
 #include "kernel/landlock.h"
@@ -94,6 +95,8 @@ int dry_run(const std::string& plan_path, const std::optional<std::string>& expe
               seccomp_action_available(SECCOMP_RET_ERRNO) ? "yes" : "no",
               seccomp_action_available(SECCOMP_RET_LOG) ? "yes" : "no");
 
+  if (plan && scope_signals_by_pid_namespace(*plan, probe))
+    std::printf("ipc: signals scoped by a new PID namespace (this Landlock ABI has no signal scope)\n");
   if (plan && plan->landlock) {
     const LandlockNegotiation negotiation = negotiate_landlock(*plan->landlock, probe);
     std::printf("landlock controls (requested rights / planned / achievable here):\n");
@@ -108,13 +111,11 @@ int dry_run(const std::string& plan_path, const std::optional<std::string>& expe
       if (auto bound = bind_landlock_ruleset(negotiation.effective, *context)) {
         ::close(bound->ruleset_fd);
         const int denied = open_denied_directory(*bound);
-        if (denied >= 0) {
-          std::printf("self-check: after restrict_self the child must fail to read %s\n",
-                      resolved_path(denied, "?").c_str());
-          ::close(denied);
-        } else {
-          std::printf("self-check: none possible (no read right handled, or a rule grants reading the root)\n");
-        }
+        const uint32_t checks = plan_self_checks(negotiation.effective, *bound, denied, plan::namespaces_of(*plan));
+        for (SelfCheck check : kSelfChecksInOrder)
+          if (checks & check) std::printf("self-check: after restrict_self the child must fail %s\n", self_check_attempt(check));
+        if (!checks) std::printf("self-check: none possible (every control stays asserted)\n");
+        if (denied >= 0) ::close(denied);
       } else if (refusal.empty() && negotiation.applies) {
         refusal = bound.error().message;
       }

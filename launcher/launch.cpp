@@ -22,12 +22,12 @@
 
 #include "command_path.h"
 #include "exit_codes.h"
+#include "self_checks.h"
 #include "kernel/arch.h"
 #include "kernel/capabilities.h"
 #include "kernel/descriptors.h"
 #include "kernel/rlimits.h"
 #include "kernel/landlock.h"
-#include "kernel/landlock_self_check.h"
 #include "kernel/seccomp.h"
 #include "plan/plan.h"
 #include "kernel/landlock_uapi.h"
@@ -59,7 +59,7 @@ int refuse(const std::string& message) {
 // successful exec leaves it zero.
 enum class ChildStage : uint32_t {
   kNone, kCgroup, kSignals, kSession, kParentGone, kDescriptors, kResourceLimits, kNamespaces, kCapabilities, kNoNewPrivs, kLandlock,
-  kReadCheck, kWriteCheck, kConnectCheck, kBindCheck, kSignalCheck, kSeccomp, kExec
+  kSelfCheck, kSeccomp, kExec
 };
 
 // Steps the child completed, stored before exec: the receipt's "measured".
@@ -69,19 +69,14 @@ enum ChildDone : uint32_t {
   kNamespacesReady = 1u << 3,
   kCapabilitiesDropped = 1u << 4,
   kResourceLimitsSet = 1u << 5,
-  // Self-checks the ruleset passed (kernel/landlock_self_check.h); as bits
-  // of Prepared::self_checks, the ones the child is to run.
-  kReadCheckPassed = 1u << 1,
-  kWriteCheckPassed = 1u << 6,
-  kConnectCheckPassed = 1u << 7,
-  kBindCheckPassed = 1u << 8,
-  kSignalCheckPassed = 1u << 9,
+  // and the SelfCheck bits (self_checks.h) of the checks the ruleset passed
 };
 
 struct ChildReport {
   std::atomic<uint32_t> stage;
   std::atomic<int32_t> error;
   std::atomic<uint32_t> done;
+  std::atomic<uint32_t> failed_check;  // kSelfCheck: the SelfCheck that was not refused
 };
 
 const char* stage_name(ChildStage stage) {
@@ -97,18 +92,7 @@ const char* stage_name(ChildStage stage) {
     case ChildStage::kCapabilities: return "dropping capabilities";
     case ChildStage::kNoNewPrivs: return "no_new_privs";
     case ChildStage::kLandlock: return "landlock_restrict_self";
-    case ChildStage::kReadCheck:
-      return "Landlock self-check (a directory outside the ruleset was still readable: the kernel accepted the "
-             "ruleset but does not enforce it)";
-    case ChildStage::kWriteCheck:
-      return "Landlock self-check (creating a directory outside the writable trees was not refused with EACCES)";
-    case ChildStage::kConnectCheck:
-      return "Landlock self-check (a TCP connect to 127.0.0.1:0, a port no policy can grant, was not refused with "
-             "EACCES)";
-    case ChildStage::kBindCheck:
-      return "Landlock self-check (a TCP bind of 127.0.0.1:0, a port no policy can grant, was not refused with EACCES)";
-    case ChildStage::kSignalCheck:
-      return "Landlock self-check (signal 0 to the supervisor, outside the domain, was not refused with EPERM)";
+    case ChildStage::kSelfCheck: return "Landlock self-check";
     case ChildStage::kSeccomp: return "seccomp filter";
     case ChildStage::kExec: return "execve";
   }
@@ -120,7 +104,7 @@ struct Prepared {
   std::string executable;
   int ruleset_fd = -1;
   int denied_dir_fd = -1;  // for the read and write self-checks; -1: no read right handled, or no candidate
-  uint32_t self_checks = 0;  // ChildDone check bits: the checks the child runs after restrict_self
+  uint32_t self_checks = 0;  // SelfCheck bits: the checks the child runs after restrict_self
   std::optional<cgroup::RunCgroup> cgroup;  // the run's, when the plan sets tree limits the host can give
   std::string no_cgroup_because;  // set when tree limits fall back to per-process rlimits (resource may degrade)
   std::vector<std::string> environment;  // the command's, built before fork
@@ -171,24 +155,19 @@ bool supervisor_gone(int pidfd) {
   return ::poll(&exited, 1, 0) != 0;
 }
 
-// Proof, before exec, that each control is enforced: what it must refuse is
-// tried once (kernel/landlock_self_check.h). A wrong answer refuses the
-// launch; a check that cannot run leaves its control "asserted".
+// Proof, before exec, that each control is enforced (self_checks.h).
 void run_self_checks(const Prepared& prepared, ChildReport* report, const ChildIo& io) {
-  namespace check = landlock::self_check;
-  const auto record = [&](uint32_t bit, ChildStage stage, auto&& run) {
-    if (!(prepared.self_checks & bit)) return;
-    const check::Result result = run();
-    // EPERM stands for "it succeeded", which has no errno of its own.
-    if (result.outcome == check::Outcome::kNotRefused) child_fail(report, stage, result.error ? result.error : EPERM);
-    if (result.outcome == check::Outcome::kRefused) report->done.fetch_or(bit);
-  };
-  record(kReadCheckPassed, ChildStage::kReadCheck, [&] { return check::read_directory(prepared.denied_dir_fd); });
-  record(kWriteCheckPassed, ChildStage::kWriteCheck, [&] { return check::make_directory(prepared.denied_dir_fd); });
-  record(kConnectCheckPassed, ChildStage::kConnectCheck, [] { return check::tcp_connect(); });
-  record(kBindCheckPassed, ChildStage::kBindCheck, [] { return check::tcp_bind(); });
-  record(kSignalCheckPassed, ChildStage::kSignalCheck,
-         [&] { return check::signal_process(io.supervisor); });
+  const SelfCheckTarget target{prepared.denied_dir_fd, io.supervisor};
+  for (SelfCheck check : kSelfChecksInOrder) {
+    if (!(prepared.self_checks & check)) continue;
+    const landlock::self_check::Result result = run_self_check(check, target);
+    if (result.outcome == landlock::self_check::Outcome::kNotRefused) {
+      report->failed_check.store(check);
+      // EPERM stands for "it succeeded", which has no errno of its own.
+      child_fail(report, ChildStage::kSelfCheck, result.error ? result.error : EPERM);
+    }
+    if (result.outcome == landlock::self_check::Outcome::kRefused) report->done.fetch_or(check);
+  }
 }
 
 // Runs in the new process, which shares the supervisor's memory until it
@@ -290,47 +269,6 @@ Status create_run_cgroup(Prepared& prepared) {
   return Ok{};
 }
 
-// Signals are scoped on every launch (policy.md, "Safe defaults"): by
-// Landlock from ABI 6; below it, by a new PID namespace, in which the
-// supervisor, the janitor and the host's processes have no pid the command
-// could name. Moves the scope from the ruleset to the namespaces and returns
-// true when that is needed and possible (CAP_SYS_ADMIN); otherwise the
-// negotiation refuses the ipc control, or degrades it where the plan allows.
-bool scope_signals_by_pid_namespace(plan::Plan& plan, const landlock::AbiProbe& probe) {
-  if (!plan.landlock || !(plan.landlock->scoped & landlock::scope::kSignal) || probe.abi >= 6) return false;
-  if (!(capabilities::permitted() & (uint64_t(1) << CAP_SYS_ADMIN))) return false;
-  plan::LandlockRuleset& ruleset = *plan.landlock;
-  ruleset.scoped &= ~landlock::scope::kSignal;
-  for (plan::LandlockControl& control : ruleset.controls) control.scoped &= ~landlock::scope::kSignal;
-  std::erase_if(ruleset.controls, [](const plan::LandlockControl& c) {
-    return c.domain == plan::ControlDomain::kIpc && !c.fs && !c.net && !c.scoped;
-  });
-  if (!ruleset.handled_fs && !ruleset.handled_net && !ruleset.scoped) plan.landlock.reset();
-  if (!plan.process) plan.process.emplace();
-  plan.process->namespaces |= plan::kNamespacePid;
-  return true;
-}
-
-// The checks that can prove this ruleset at this launch (run_self_checks).
-uint32_t self_checks_for(const plan::LandlockRuleset& effective, const BoundRuleset& bound, int denied_dir_fd,
-                         uint32_t fresh_namespaces) {
-  uint32_t checks = 0;
-  if (denied_dir_fd >= 0) {
-    checks |= kReadCheckPassed;
-    // Only where no rule grants it and the kernel's own permissions would
-    // let the launcher make the directory: elsewhere EACCES proves nothing.
-    if ((effective.handled_fs & landlock::fs::kMakeDir) && !(rights_on(bound, denied_dir_fd) & landlock::fs::kMakeDir) &&
-        ::faccessat(denied_dir_fd, ".", W_OK, AT_EACCESS) == 0)
-      checks |= kWriteCheckPassed;
-  }
-  if (effective.handled_net & landlock::net::kConnectTcp) checks |= kConnectCheckPassed;
-  if (effective.handled_net & landlock::net::kBindTcp) checks |= kBindCheckPassed;
-  // In a new PID namespace the supervisor has no pid to signal.
-  if ((effective.scoped & landlock::scope::kSignal) && !(fresh_namespaces & plan::kNamespacePid))
-    checks |= kSignalCheckPassed;
-  return checks;
-}
-
 Result<Prepared> prepare(const LaunchRequest& request, int& lookup_errno) {
   std::string digest;
   auto plan = load_verified_plan(request, digest);
@@ -370,7 +308,7 @@ Result<Prepared> prepare(const LaunchRequest& request, int& lookup_errno) {
     prepared.paths = bound->granted;
     if (negotiation->effective.handled_fs & landlock::fs::kReadDir) prepared.denied_dir_fd = open_denied_directory(*bound);
     prepared.self_checks =
-        self_checks_for(negotiation->effective, *bound, prepared.denied_dir_fd, plan::namespaces_of(prepared.plan));
+        plan_self_checks(negotiation->effective, *bound, prepared.denied_dir_fd, plan::namespaces_of(prepared.plan));
     for (const std::string& path : bound->skipped_optional)
       std::fprintf(stderr, "aasm-launch: note: optional path '%s' does not exist here; its rule is skipped\n",
                    path.c_str());
@@ -407,43 +345,6 @@ struct RunReport {
   std::string cleanup = "complete";
 };
 
-// What proves a Landlock control at launch: the self-check that must be
-// refused after restrict_self (a ChildDone bit), or nothing before exec.
-struct ControlEvidence {
-  plan::ControlDomain domain;
-  uint32_t check;         // 0: none
-  const char* measured;   // what the check saw
-  const char* unproven;   // why the control stays asserted
-};
-constexpr ControlEvidence kControlEvidence[] = {
-    {plan::ControlDomain::kFileRead, kReadCheckPassed, "reading a directory outside the ruleset then failed with EACCES",
-     "no directory outside the ruleset to test reading"},
-    {plan::ControlDomain::kFileWrite, kWriteCheckPassed,
-     "creating a directory outside the writable trees then failed with EACCES",
-     "no directory outside the writable trees that the kernel's own permissions let the launcher write"},
-    {plan::ControlDomain::kFileExecute, 0, "", "nothing is executed before the command itself to test it"},
-    {plan::ControlDomain::kNetworkOutbound, kConnectCheckPassed, "a TCP connect to 127.0.0.1:0 then failed with EACCES",
-     "no IPv4 socket to test connecting with"},
-    {plan::ControlDomain::kNetworkBind, kBindCheckPassed, "a TCP bind of 127.0.0.1:0 then failed with EACCES",
-     "no IPv4 socket to test binding with"},
-    {plan::ControlDomain::kIpc, kSignalCheckPassed, "signal 0 to the supervisor then failed with EPERM",
-     "no process outside the domain to signal (none in a new PID namespace)"},
-};
-
-std::string landlock_control_basis(const plan::LandlockControl& control, uint32_t done) {
-  for (const ControlEvidence& e : kControlEvidence) {
-    if (e.domain != control.domain) continue;
-    std::string basis = e.check && (done & e.check)
-                            ? std::string("measured: landlock_restrict_self returned 0; ") + e.measured
-                            : std::string("asserted: landlock_restrict_self returned 0 with these rights handled; ") +
-                                  e.unproven;
-    if (control.scoped & landlock::scope::kAbstractUnixSocket)
-      basis += "; the abstract unix socket scope is asserted (nothing outside the domain is connected to before exec)";
-    return basis;
-  }
-  return "asserted: landlock_restrict_self returned 0";
-}
-
 // Requested, planned and achieved per control, each achieved level with its
 // basis: only what this launch measured is called enforced.
 Receipt make_receipt(const Prepared& prepared, uint32_t done, const std::string& outcome, int code,
@@ -468,7 +369,7 @@ Receipt make_receipt(const Prepared& prepared, uint32_t done, const std::string&
         rc.basis = "measured: the child stopped before landlock_restrict_self";
       } else {
         rc.achieved = control_level_name(c.level);
-        rc.basis = landlock_control_basis(c.control, done) + (c.why.empty() ? "" : "; " + c.why);
+        rc.basis = self_check_basis(c.control, done) + (c.why.empty() ? "" : "; " + c.why);
       }
       r.controls.push_back(std::move(rc));
     }
@@ -591,6 +492,21 @@ std::string spawn_failure(uint32_t fresh, bool into_cgroup, int error) {
 }
 
 }  // namespace
+
+bool scope_signals_by_pid_namespace(plan::Plan& plan, const landlock::AbiProbe& probe) {
+  if (!plan.landlock || !(plan.landlock->scoped & landlock::scope::kSignal) || probe.abi >= 6) return false;
+  if (!(capabilities::permitted() & (uint64_t(1) << CAP_SYS_ADMIN))) return false;
+  plan::LandlockRuleset& ruleset = *plan.landlock;
+  ruleset.scoped &= ~landlock::scope::kSignal;
+  for (plan::LandlockControl& control : ruleset.controls) control.scoped &= ~landlock::scope::kSignal;
+  std::erase_if(ruleset.controls, [](const plan::LandlockControl& c) {
+    return c.domain == plan::ControlDomain::kIpc && !c.fs && !c.net && !c.scoped;
+  });
+  if (!ruleset.handled_fs && !ruleset.handled_net && !ruleset.scoped) plan.landlock.reset();
+  if (!plan.process) plan.process.emplace();
+  plan.process->namespaces |= plan::kNamespacePid;
+  return true;
+}
 
 Status check_plan_shape(const plan::Plan& plan) {
   if (!plan.landlock && plan.seccomp.empty())
@@ -734,9 +650,13 @@ int launch(const LaunchRequest& request) {
     // The child failed before its command ran. Its own exit might not have gone
     // through (a filter may forbid exit_group), so the code comes from the report.
     const int error = report->error.load();
+    const std::string step = stage != ChildStage::kSelfCheck
+                                 ? stage_name(stage)
+                                 : std::string(stage_name(stage)) + " (" +
+                                       self_check_failure(SelfCheck(report->failed_check.load())) + ")";
     std::fprintf(stderr, "aasm-launch: error: %s '%s': %s: %s\n",
                  stage == ChildStage::kExec ? "cannot execute" : "cannot confine", request.command.front().c_str(),
-                 stage_name(stage), std::strerror(error));
+                 step.c_str(), std::strerror(error));
     code = child_exit_code(stage, error);
   }
   if (request.receipt_path) {

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <poll.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -172,6 +173,36 @@ Run probe(const std::string& plan, const std::vector<std::string>& args) {
   std::vector<std::string> command = {binary("AASM_PROBE")};
   command.insert(command.end(), args.begin(), args.end());
   return launch(plan, command);
+}
+
+Sentinel::Sentinel(Caps caps) {
+  std::vector<const char*> args = {"sleep", "60"};
+  const char* path = "/usr/bin/sleep";
+  if (caps == Caps::kNone) {
+    path = "/usr/bin/setpriv";
+    args = {"setpriv", "--securebits", "+noroot,+noroot_locked,+no_setuid_fixup,+no_setuid_fixup_locked",
+            "--bounding-set", "-all", "--inh-caps", "-all", "--", "/usr/bin/sleep", "60"};
+  }
+  std::vector<char*> argv;
+  for (const char* arg : args) argv.push_back(const_cast<char*>(arg));
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  const int spawned = posix_spawn(&pid_, path, &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  REQUIRE_MESSAGE(spawned == 0, "posix_spawn sleep: ", std::strerror(spawned));
+}
+
+Sentinel::~Sentinel() {
+  ::kill(pid_, SIGKILL);
+  int status;
+  ::waitpid(pid_, &status, 0);
+}
+
+bool Sentinel::alive() const {
+  int status;
+  return ::waitpid(pid_, &status, WNOHANG) == 0;
 }
 
 std::string probe_dir() {

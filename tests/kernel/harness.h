@@ -4,6 +4,8 @@
 
 #include <doctest/doctest.h>
 
+#include <sys/types.h>
+
 #include <string>
 #include <string_view>
 #include <vector>
@@ -62,6 +64,27 @@ std::string compile_spec(const TempDir& dir, const std::string& name, const std:
 Run launch(const std::string& plan, const std::vector<std::string>& command);
 // aasm-launch PLAN -- aasm-probe ARGS...
 Run probe(const std::string& plan, const std::vector<std::string>& args);
+
+// A `sleep 60` the test starts and kills (by its pid) at scope exit: a
+// process outside every sandbox. A capless one runs through setpriv
+// (util-linux) with every capability set emptied and the root exemptions
+// locked off, so a capless command may inspect it where Landlock does not
+// forbid it: the control for the /proc and ptrace tests.
+class Sentinel {
+ public:
+  enum class Caps { kRoot, kNone };
+  explicit Sentinel(Caps caps = Caps::kRoot);
+  ~Sentinel();
+  Sentinel(const Sentinel&) = delete;
+  Sentinel& operator=(const Sentinel&) = delete;
+  pid_t pid() const { return pid_; }
+  std::string id() const { return std::to_string(pid_); }
+  // Still running (not exited, not killed).
+  bool alive() const;
+
+ private:
+  pid_t pid_ = -1;
+};
 
 // The directory aasm-probe was built in (policies allow executing from it).
 std::string probe_dir();

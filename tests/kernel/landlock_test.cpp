@@ -84,51 +84,6 @@ struct Trees {
   std::string plan(const std::string& name = "trees") const { return compile_spec(dir, name, fs().yaml()); }
 };
 
-// A `sleep 60` the test starts and kills (by its pid) at scope exit: a
-// process outside every sandbox. A capless one runs through setpriv
-// (util-linux) with every capability set emptied and the root exemptions
-// locked off, so a capless command may inspect it where Landlock does not
-// forbid it: the control for the /proc and ptrace tests.
-class Sentinel {
- public:
-  enum class Caps { kRoot, kNone };
-  explicit Sentinel(Caps caps = Caps::kRoot) {
-    std::vector<const char*> args = {"sleep", "60"};
-    const char* path = "/usr/bin/sleep";
-    if (caps == Caps::kNone) {
-      path = "/usr/bin/setpriv";
-      args = {"setpriv", "--securebits", "+noroot,+noroot_locked,+no_setuid_fixup,+no_setuid_fixup_locked",
-              "--bounding-set", "-all", "--inh-caps", "-all", "--", "/usr/bin/sleep", "60"};
-    }
-    std::vector<char*> argv;
-    for (const char* arg : args) argv.push_back(const_cast<char*>(arg));
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    const int spawned = posix_spawn(&pid_, path, &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    REQUIRE_MESSAGE(spawned == 0, "posix_spawn sleep: ", std::strerror(spawned));
-  }
-  ~Sentinel() {
-    ::kill(pid_, SIGKILL);
-    int status;
-    ::waitpid(pid_, &status, 0);
-  }
-  Sentinel(const Sentinel&) = delete;
-  Sentinel& operator=(const Sentinel&) = delete;
-  pid_t pid() const { return pid_; }
-  std::string id() const { return std::to_string(pid_); }
-  // Still running (not exited, not killed).
-  bool alive() const {
-    int status;
-    return ::waitpid(pid_, &status, WNOHANG) == 0;
-  }
-
- private:
-  pid_t pid_ = -1;
-};
-
 // A socket the test owns, closed at scope exit.
 class Socket {
  public:

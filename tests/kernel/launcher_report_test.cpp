@@ -1,6 +1,14 @@
 // What the launcher says about a launch: --dry-run's verdict per host, and
 // the receipt's requested / planned / achieved with the basis of each, paths
 // recorded as templates and digests only.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "harness.h"
@@ -107,6 +115,57 @@ TEST_CASE("receipt: controls measured at this launch, paths as templates and dig
   const Run refused = run({binary("AASM_LAUNCH"), "--receipt", refused_receipt, dir / "empty.bin", "--", "/bin/true"});
   CHECK(refused.exit_code == 125);
   CHECK_FALSE(exists(refused_receipt));
+}
+
+// Each Landlock control is "measured" only by a check of its own after
+// restrict_self (launcher/self_checks.h): the read, write, connect, bind and
+// signal checks; execution has none before the command's own exec, so its
+// basis says "asserted". (The receipts once called every control measured
+// on the strength of the read check alone.)
+TEST_CASE("receipt: each control is measured by its own self-check, or asserted") {
+  REQUIRE(::geteuid() == 0);  // root: the kernel's own permissions would let it create a directory in /
+  TempDir dir;
+  const std::string source = dir / "policy.yaml";
+  write_file(source,
+             "apiVersion: aasm.dev/v1\nkind: Policy\nmetadata: {name: report, tier: agent}\nspec:\n"
+             "  filesystem:\n    read: {allow: [\"/usr\", \"/etc\", \"" + probe_dir() + "\"]}\n"
+             "    write: {allow: [\"" + dir.path() + "\"]}\n"
+             "    execute: {allow: [\"/usr\", \"" + probe_dir() + "\"]}\n"
+             "  network:\n    outbound: {allow: [\"tcp:443\"]}\n    bind: none\n");
+  const std::string plan = compile_source(dir, source);
+  const std::string receipt = dir / "receipt.json";
+  const Run r = run({binary("AASM_LAUNCH"), "--receipt", receipt, plan, "--", binary("AASM_PROBE"), "exit", "0"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  std::map<std::string, std::string> basis;
+  const auto json = nlohmann::json::parse(read_file(receipt));
+  for (const auto& control : json["controls"]) {
+    CHECK(control["achieved"] == "enforced");
+    basis[control["domain"].get<std::string>()] = control["basis"].get<std::string>();
+  }
+  CHECK(basis["file_read"].find("measured: ") == 0);
+  CHECK(basis["file_write"] ==
+        "measured: landlock_restrict_self returned 0; creating a directory outside the writable trees then failed with EACCES");
+  CHECK(basis["file_execute"].find("asserted: ") == 0);
+  CHECK(basis["network_outbound"].find("measured: landlock_restrict_self returned 0; a TCP connect to 127.0.0.1:0") == 0);
+  CHECK(basis["network_bind"].find("measured: landlock_restrict_self returned 0; a TCP bind of 127.0.0.1:0") == 0);
+  CHECK(basis["ipc"].find("measured: landlock_restrict_self returned 0; signal 0 to the supervisor") == 0);
+
+  SUBCASE("control: without Landlock the kernel itself refuses none of the checks' operations with EACCES/EPERM") {
+    const int tcp = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    REQUIRE(tcp >= 0);
+    sockaddr_in loopback{};
+    loopback.sin_family = AF_INET;
+    loopback.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    CHECK(::connect(tcp, reinterpret_cast<sockaddr*>(&loopback), sizeof loopback) == -1);
+    CHECK(errno == ECONNREFUSED);
+    ::close(tcp);
+    const int bound = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    CHECK(::bind(bound, reinterpret_cast<sockaddr*>(&loopback), sizeof loopback) == 0);
+    ::close(bound);
+    CHECK(::kill(::getppid(), 0) == 0);
+    CHECK(::faccessat(AT_FDCWD, "/", W_OK, AT_EACCESS) == 0);
+  }
 }
 
 }  // namespace

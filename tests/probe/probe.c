@@ -549,6 +549,42 @@ static int op_map_mib(long mib) {
   return region == MAP_FAILED ? fail(errno) : ok();
 }
 
+// The command's attack on what supervises it: SIGNAL to its parent (the
+// supervisor) and to the parent's other children (the janitor), listed in
+// /proc/PARENT/task/PARENT/children. One line per target, `parent OK` or
+// `child EPERM`; exit 0 only if every signal was delivered. The tests send
+// 0 where the signal could be delivered.
+static int op_kill_supervisor(int sig) {
+  const pid_t self = getpid(), parent = getppid();
+  if (parent <= 1) return fail(ESRCH);  // PID 1 of a new namespace: no parent to name
+  char line[64];
+  int refused = 0;
+  long rc = syscall(SYS_kill, parent, sig);
+  const char* name = rc == 0 ? "OK" : strerrorname_np(errno);
+  snprintf(line, sizeof line, "parent %s", name ? name : "EUNKNOWN");
+  say(line);
+  refused |= rc != 0;
+  char path[64], children[4096];
+  snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)parent, (int)parent);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return fail(errno);
+  ssize_t n = read(fd, children, sizeof children - 1);
+  close(fd);
+  if (n < 0) return fail(errno);
+  children[n] = '\0';
+  for (char* next = children; *next;) {
+    const long pid = strtol(next, &next, 10);
+    if (pid <= 1) break;
+    if (pid == self) continue;
+    rc = syscall(SYS_kill, pid, sig);
+    name = rc == 0 ? "OK" : strerrorname_np(errno);
+    snprintf(line, sizeof line, "child %s", name ? name : "EUNKNOWN");
+    say(line);
+    refused |= rc != 0;
+  }
+  return refused;
+}
+
 static int usage(void) {
   static const char text[] =
       "usage: aasm-probe read PATH | write PATH | exec PATH [ARG...] | getppid\n"
@@ -559,7 +595,7 @@ static int usage(void) {
       "                | truncate PATH | open-trunc PATH | rename FROM TO | link FROM TO\n"
       "                | reopen-rw PATH | read-proc PID|parent FILE | ptrace-attach-parent | ptrace-attach PID\n"
       "                | tcp-connect PORT | tcp-bind PORT | udp-send PORT | netlink-socket\n"
-      "                | abstract-connect NAME | kill PID SIGNAL\n"
+      "                | abstract-connect NAME | kill PID SIGNAL | kill-supervisor SIGNAL\n"
       "                | env | fds | write-bytes PATH N | open-many PATH N | spin SECONDS | stop-self\n"
       "                | yes out|err N|forever | grandchild PIDFILE SECONDS [setsid] | wait-signal PIDFILE SECONDS\n"
       "                | map-mib N\n";
@@ -628,6 +664,7 @@ int main(int argc, char** argv) {
     if (pid <= 1) return usage();
     return result(syscall(SYS_kill, pid, atoi(argv[3])));
   }
+  if (strcmp(op, "kill-supervisor") == 0 && argc == 3) return op_kill_supervisor(atoi(argv[2]));
   if (strcmp(op, "env") == 0 && argc == 2) return op_env();
   if (strcmp(op, "fds") == 0 && argc == 2) return op_fds();
   if (strcmp(op, "write-bytes") == 0 && argc == 4) return op_write_bytes(argv[2], atoll(argv[3]));
