@@ -287,7 +287,9 @@ Result<Prepared> prepare(const LaunchRequest& request, int& lookup_errno) {
   }
   if (signals_by_pid_namespace)
     std::fprintf(stderr, "aasm-launch: note: ipc: signals are scoped by a new PID namespace (Landlock ABI %d here "
-                         "has no signal scope; ABI 6, Linux %s, has)\n", probe.abi, kernel_for_landlock_abi(6));
+                         "has no signal scope; ABI %u, Linux %s, has)\n", probe.abi,
+                 landlock::abi_floor(0, 0, landlock::scope::kSignal),
+                 kernel_for_landlock_abi(landlock::abi_floor(0, 0, landlock::scope::kSignal)));
   auto executable = find_command(request.command.front(), lookup_errno);
   if (!executable) return executable.error();
 
@@ -494,7 +496,9 @@ std::string spawn_failure(uint32_t fresh, bool into_cgroup, int error) {
 }  // namespace
 
 bool scope_signals_by_pid_namespace(plan::Plan& plan, const landlock::AbiProbe& probe) {
-  if (!plan.landlock || !(plan.landlock->scoped & landlock::scope::kSignal) || probe.abi >= 6) return false;
+  if (!plan.landlock || !(plan.landlock->scoped & landlock::scope::kSignal) ||
+      (landlock::scopes_for_abi(probe.abi) & landlock::scope::kSignal))
+    return false;
   if (!(capabilities::permitted() & (uint64_t(1) << CAP_SYS_ADMIN))) return false;
   plan::LandlockRuleset& ruleset = *plan.landlock;
   ruleset.scoped &= ~landlock::scope::kSignal;

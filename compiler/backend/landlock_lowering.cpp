@@ -23,23 +23,11 @@ uint64_t landlock_rights_for_write() {
 
 uint64_t landlock_rights_for_execute() { return fs::kExecute; }
 
-uint32_t landlock_abi_floor(uint64_t rights) {
-  for (uint32_t abi = 1; abi <= 7; ++abi)
-    if ((rights & ~aasm::landlock::fs_rights_for_abi(int(abi))) == 0) return abi;
-  return 7;
-}
 
 namespace {
 
 using aasm::plan::ControlDomain;
 using aasm::plan::LandlockControl;
-
-uint32_t abi_floor_of(uint64_t fs, uint64_t net, uint64_t scoped) {
-  uint32_t floor = landlock_abi_floor(fs);
-  if (net) floor = std::max(floor, 4u);     // TCP bind/connect: ABI 4 (Linux 6.7)
-  if (scoped) floor = std::max(floor, 6u);  // scopes: ABI 6 (Linux 6.12)
-  return floor;
-}
 
 class RulesetBuilder {
  public:
@@ -66,7 +54,7 @@ class RulesetBuilder {
     ruleset_.handled_net |= net;
     ruleset_.scoped |= scoped;
     const uint16_t flags = ir_.degraded_allowed(policy_domain) ? aasm::plan::kControlDegradable : 0;
-    ruleset_.controls.push_back({domain, flags, abi_floor_of(fs, net, scoped), fs, net, scoped});
+    ruleset_.controls.push_back({domain, flags, aasm::landlock::abi_floor(fs, net, scoped), fs, net, scoped});
   }
 
   // One rule per path template; the same path under several verbs gets the

@@ -13,8 +13,6 @@ uint64_t landlock_rights_for_read();
 uint64_t landlock_rights_for_write();
 uint64_t landlock_rights_for_execute();
 
-// The lowest ABI that knows every right in `rights`.
-uint32_t landlock_abi_floor(uint64_t rights);
 
 // The Landlock ruleset of the filesystem, network (TCP ports) and IPC
 // (scopes) requirements, with each control's ABI floor (docs/landlock.md).

@@ -76,4 +76,17 @@ constexpr uint64_t fs_rights_for_abi(int abi) {
   return rights;
 }
 
+// Every network right, and every scope, a kernel of the given ABI understands.
+constexpr uint64_t net_rights_for_abi(int abi) { return abi >= 4 ? net::kBindTcp | net::kConnectTcp : 0; }
+constexpr uint64_t scopes_for_abi(int abi) { return abi >= 6 ? scope::kAbstractUnixSocket | scope::kSignal : 0; }
+
+// The lowest ABI that understands all of the given rights and scopes.
+constexpr uint32_t abi_floor(uint64_t fs, uint64_t net, uint64_t scoped) {
+  constexpr int kNewest = 7;
+  for (int abi = 1; abi < kNewest; ++abi)
+    if (!(fs & ~fs_rights_for_abi(abi)) && !(net & ~net_rights_for_abi(abi)) && !(scoped & ~scopes_for_abi(abi)))
+      return uint32_t(abi);
+  return kNewest;
+}
+
 }  // namespace aasm::landlock

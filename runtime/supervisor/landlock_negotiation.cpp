@@ -8,11 +8,6 @@
 namespace aasm {
 namespace {
 
-uint64_t supported_net(int abi) { return abi >= 4 ? landlock::net::kBindTcp | landlock::net::kConnectTcp : 0; }
-uint64_t supported_scopes(int abi) {
-  return abi >= 6 ? landlock::scope::kAbstractUnixSocket | landlock::scope::kSignal : 0;
-}
-
 // Plans without per-control floors describe the whole ruleset as one
 // required control.
 std::vector<plan::LandlockControl> controls_of(const plan::LandlockRuleset& ruleset) {
@@ -58,7 +53,8 @@ std::string LandlockNegotiation::refusal() const {
 
 LandlockNegotiation negotiate_landlock(const plan::LandlockRuleset& ruleset, const landlock::AbiProbe& probe) {
   const int abi = probe.abi;
-  const uint64_t fs = landlock::fs_rights_for_abi(abi), net = supported_net(abi), scopes = supported_scopes(abi);
+  const uint64_t fs = landlock::fs_rights_for_abi(abi), net = landlock::net_rights_for_abi(abi),
+                 scopes = landlock::scopes_for_abi(abi);
   const std::string host = abi == 0 ? std::string("this kernel has no Landlock (landlock_create_ruleset: ") +
                                           std::strerror(probe.error) + ")"
                                     : "this kernel has ABI " + std::to_string(abi);
