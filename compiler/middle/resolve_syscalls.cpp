@@ -153,29 +153,40 @@ void add_group_rules(SyscallIR& ir, const std::vector<std::pair<const SyscallGro
     }
 }
 
+// The rule's condition in normal form for every target that has the call;
+// on failure, the error and the target it failed for.
+struct NormalizeFailure {
+  ConditionError error;
+  const Target* target;
+};
+
+std::optional<NormalizeFailure> normalize_rule(SyscallRuleIR& rule, const std::vector<Target>& targets) {
+  for (const Target& target : targets) {
+    if (!syscall_number(target, rule.syscall)) continue;
+    if (!rule.when) {
+      rule.normalized[target.name] = NormalizedCondition{{Conjunct{}}};
+      continue;
+    }
+    ConditionError error;
+    auto normalized = normalize_condition(*rule.when, rule.syscall, target, error);
+    if (!normalized) return NormalizeFailure{std::move(error), &target};
+    rule.normalized[target.name] = std::move(*normalized);
+  }
+  return std::nullopt;
+}
+
 // Each rule's condition in normal form for every target; errors point into
 // the `when:` string (a quoted YAML scalar starts one byte after its quote).
 void normalize_rules(std::span<SyscallRuleIR> rules, const std::vector<Target>& targets, Diagnostics& diags) {
   for (SyscallRuleIR& rule : rules) {
-    for (const Target& target : targets) {
-      if (!syscall_number(target, rule.syscall)) continue;
-      if (!rule.when) {
-        rule.normalized[target.name] = NormalizedCondition{{Conjunct{}}};
-        continue;
-      }
-      ConditionError error;
-      auto normalized = normalize_condition(*rule.when, rule.syscall, target, error);
-      if (normalized) {
-        rule.normalized[target.name] = std::move(*normalized);
-        continue;
-      }
-      const SourceRef& at = rule.when_text->source;
-      const char* text = at.loc.getPointer();
-      const size_t quote = text && (*text == '"' || *text == '\'') ? 1 : 0;
-      diags.error(llvm::SMLoc::getFromPointer(text + quote + error.offset),
-                  "in when: " + error.message + " (for " + target.name + ")", diag::kConditionSemantics, at.range);
-      break;  // one report per rule
-    }
+    const std::optional<NormalizeFailure> failure = normalize_rule(rule, targets);
+    if (!failure) continue;
+    const SourceRef& at = rule.when_text->source;
+    const char* text = at.loc.getPointer();
+    const size_t quote = text && (*text == '"' || *text == '\'') ? 1 : 0;
+    diags.error(llvm::SMLoc::getFromPointer(text + quote + failure->error.offset),
+                "in when: " + failure->error.message + " (for " + failure->target->name + ")",
+                diag::kConditionSemantics, at.range);
   }
 }
 
@@ -523,24 +534,15 @@ void add_safe_defaults(PolicyIR& ir, const std::vector<PolicyDocument>& document
       SyscallRuleIR rule = safe_default_rule(name, when_text, applied.action, d,
                                              opt_in == opt_ins.end() ? nullptr : &opt_in->second);
       if (already_ruled(syscalls, rule)) return;
-      for (const Target& target : targets) {
-        if (!syscall_number(target, rule.syscall)) continue;
-        if (!rule.when) {
-          rule.normalized[target.name] = NormalizedCondition{{Conjunct{}}};
-          continue;
-        }
-        ConditionError error;
-        auto normalized = normalize_condition(*rule.when, rule.syscall, target, error);
-        if (!normalized) {
-          // Only a policy's own condition can make it fail: the table's parse and normalize.
-          diags.error(opt_in->second.from.loc,
-                      "the safe default @" + d.group.str() + " for " + rule.syscall +
-                          ", narrowed by this allow rule, is a condition libseccomp cannot express: " + error.message +
-                          " (for " + target.name + "); allow the call without a condition, or simplify it",
-                      diag::kConditionSemantics, opt_in->second.from.range);
-          return;
-        }
-        rule.normalized[target.name] = std::move(*normalized);
+      // Only a policy's own condition can make this fail: the table's parse and normalize.
+      if (const std::optional<NormalizeFailure> failure = normalize_rule(rule, targets)) {
+        diags.error(opt_in->second.from.loc,
+                    "the safe default @" + d.group.str() + " for " + rule.syscall +
+                        ", narrowed by this allow rule, is a condition libseccomp cannot express: " +
+                        failure->error.message + " (for " + failure->target->name +
+                        "); allow the call without a condition, or simplify it",
+                    diag::kConditionSemantics, opt_in->second.from.range);
+        return;
       }
       syscalls.rules.push_back(std::move(rule));
     };
