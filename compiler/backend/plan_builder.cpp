@@ -34,6 +34,14 @@ void add_meta(const PolicyIR& ir, Plan& plan) {
                       std::string("landlock connect_tcp") + (out->none ? " (no port)" : " (listed ports)") +
                           "; seccomp socket() EACCES for netlink, packet, SCTP/MPTCP streams and IP sockets other than " +
                           (!out->none && out->udp ? "stream and datagram" : "stream"));
+  // The safe defaults the filter carries, for `aasmc show` (docs/seccomp.md).
+  if (ir.syscalls)
+    for (const SafeDefaultIR& d : ir.syscalls->safe_defaults) {
+      std::string value = d.action.text();
+      for (const auto& [name, from] : d.allowed_by_policy)
+        value += (&name == &d.allowed_by_policy.begin()->first ? "; allowed by the policy: " : ", ") + name;
+      meta.emplace_back("safe_default." + d.group, value);
+    }
   std::string targets;
   for (const Target& target : ir.targets) targets += std::string(targets.empty() ? "" : ",") + target.name;
   meta.emplace_back("targets", targets);

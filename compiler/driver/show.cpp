@@ -114,15 +114,21 @@ std::string describe_plan(const Plan& plan, const aasm::Sha256Digest& digest, bo
     if (bpf) out << bpf::disassemble(program.instructions);
   }
   if (!plan.syscalls.empty()) {
-    std::ostringstream policy, startup;
-    size_t policy_count = 0, startup_count = 0;
+    // A denylist's manifest lists the names it refuses.
+    std::ostringstream policy, denied, startup;
+    size_t policy_count = 0, denied_count = 0, startup_count = 0;
     for (const SyscallEntry& entry : plan.syscalls) {
-      auto& list = entry.origin == SyscallOrigin::kStartup ? startup : policy;
-      (entry.origin == SyscallOrigin::kStartup ? startup_count : policy_count)++;
+      const bool is_denied = entry.action != SECCOMP_RET_ALLOW;
+      auto& list = entry.origin == SyscallOrigin::kStartup ? startup : is_denied ? denied : policy;
+      (entry.origin == SyscallOrigin::kStartup ? startup_count : is_denied ? denied_count : policy_count)++;
       list << " " << entry.name;
     }
-    out << "syscalls allowed by the policy (" << policy_count << "):" << policy.str() << "\n";
-    out << "syscalls added as the start-up set (" << startup_count << "):" << startup.str() << "\n";
+    if (denied_count) {
+      out << "syscalls denied by the policy (" << denied_count << "):" << denied.str() << "\n";
+    } else {
+      out << "syscalls allowed by the policy (" << policy_count << "):" << policy.str() << "\n";
+      out << "syscalls added as the start-up set (" << startup_count << "):" << startup.str() << "\n";
+    }
   }
   return out.str();
 }

@@ -33,6 +33,9 @@ std::optional<PolicyIR> build_ir(const std::vector<PolicyDocument>& documents, c
                 diag::kNothingRequested);
     return std::nullopt;
   }
+  // After the check above: the defaults are no request of the policy's.
+  add_safe_defaults(ir, documents, targets, diags);
+  if (diags.error_count() != errors_before) return std::nullopt;
   return ir;
 }
 

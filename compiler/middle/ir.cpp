@@ -111,9 +111,14 @@ class Printer {
       out_ << "syscalls: denylist\n";
     }
     for (const auto& [name, from] : s.denied) line("  deny " + name, from);
+    for (const SafeDefaultIR& d : s.safe_defaults) {
+      out_ << "  safe default @" << d.group << ": " << d.action.text() << "\n";
+      for (const auto& [name, from] : d.allowed_by_policy) line("    allowed by the policy: " + name, from);
+    }
     for (const SyscallRuleIR& rule : s.rules) {
-      line("  rule " + rule.syscall + (rule.when_text ? " when " + rule.when_text->value : "") + ": " + rule.action.text(),
-           rule.from);
+      const std::string text =
+          "  rule " + rule.syscall + (rule.when_text ? " when " + rule.when_text->value : "") + ": " + rule.action.text();
+      line(rule.safe_default.empty() ? text : text + " (safe default @" + rule.safe_default + ")", rule.from);
       if (!rule.when) continue;
       for (const Target& target : ir_.targets)
         if (auto it = rule.normalized.find(target.name); it != rule.normalized.end())

@@ -79,11 +79,21 @@ struct SyscallRuleIR {
   // The condition in libseccomp's normal form, per target name (constants and
   // argument widths differ by architecture). Absent `when`: always true.
   std::map<std::string, NormalizedCondition> normalized;
+  std::string safe_default;  // the deny set of a safe default this rule carries; empty for the policy's rules
 };
 
 struct SyscallEntryIR {
   aasm::plan::SyscallOrigin origin = aasm::plan::SyscallOrigin::kPolicy;
   SourceRef from;
+};
+
+// A safe default the plan carries (policy.md): a deny set refused with an
+// errno whatever the policy's filter mode, and the calls the policy opted
+// out of it (named in an allow list, or given an `allow` rule).
+struct SafeDefaultIR {
+  std::string group;  // without '@'
+  Action action;
+  std::map<std::string, SourceRef> allowed_by_policy;
 };
 
 struct SyscallIR {
@@ -95,6 +105,7 @@ struct SyscallIR {
   // Allowlist calls that `allow` rules permit only for some arguments: per
   // syscall, per target, the condition under which the call is allowed.
   std::map<std::string, std::map<std::string, NormalizedCondition>> conditionally_allowed;
+  std::vector<SafeDefaultIR> safe_defaults;
 };
 
 struct ResourcesIR {

@@ -124,7 +124,7 @@ void deny_process_creation(SyscallIR& ir, const SourceRef& source, const std::ve
   const Action refuse{Action::Kind::kErrno, EPERM};
   for (const char* name : {"fork", "vfork"})
     if (std::any_of(targets.begin(), targets.end(), [&](const Target& t) { return syscall_number(t, name).has_value(); }))
-      ir.rules.push_back({name, std::nullopt, std::nullopt, refuse, source, {}});
+      ir.rules.push_back({name, std::nullopt, std::nullopt, refuse, source, {}, {}});
   // clone without CLONE_THREAD makes a process.
   ConditionExpr thread_flag;
   thread_flag.test.op = ConditionTest::Op::kMaskAny;
@@ -134,7 +134,7 @@ void deny_process_creation(SyscallIR& ir, const SourceRef& source, const std::ve
   not_thread.kind = ConditionExpr::Kind::kNot;
   not_thread.children.push_back(std::move(thread_flag));
   ir.rules.push_back({"clone", Located<std::string>{"!(flags & CLONE_THREAD)", source}, std::move(not_thread), refuse,
-                      source, {}});
+                      source, {}, {}});
 }
 
 // Deny sets with argument rules become rules with the deny action: the
@@ -149,33 +149,44 @@ void add_group_rules(SyscallIR& ir, const std::vector<std::pair<const SyscallGro
       ConditionError error;
       std::optional<ConditionExpr> when = parse_condition(rule.when, error);
       assert(when && "the group table's conditions parse");
-      ir.rules.push_back({rule.syscall.str(), Located<std::string>{rule.when.str(), source}, std::move(when), deny, source, {}});
+      ir.rules.push_back({rule.syscall.str(), Located<std::string>{rule.when.str(), source}, std::move(when), deny, source, {}, {}});
     }
+}
+
+// The rule's condition in normal form for every target that has the call;
+// on failure, the error and the target it failed for.
+struct NormalizeFailure {
+  ConditionError error;
+  const Target* target;
+};
+
+std::optional<NormalizeFailure> normalize_rule(SyscallRuleIR& rule, const std::vector<Target>& targets) {
+  for (const Target& target : targets) {
+    if (!syscall_number(target, rule.syscall)) continue;
+    if (!rule.when) {
+      rule.normalized[target.name] = NormalizedCondition{{Conjunct{}}};
+      continue;
+    }
+    ConditionError error;
+    auto normalized = normalize_condition(*rule.when, rule.syscall, target, error);
+    if (!normalized) return NormalizeFailure{std::move(error), &target};
+    rule.normalized[target.name] = std::move(*normalized);
+  }
+  return std::nullopt;
 }
 
 // Each rule's condition in normal form for every target; errors point into
 // the `when:` string (a quoted YAML scalar starts one byte after its quote).
 void normalize_rules(std::span<SyscallRuleIR> rules, const std::vector<Target>& targets, Diagnostics& diags) {
   for (SyscallRuleIR& rule : rules) {
-    for (const Target& target : targets) {
-      if (!syscall_number(target, rule.syscall)) continue;
-      if (!rule.when) {
-        rule.normalized[target.name] = NormalizedCondition{{Conjunct{}}};
-        continue;
-      }
-      ConditionError error;
-      auto normalized = normalize_condition(*rule.when, rule.syscall, target, error);
-      if (normalized) {
-        rule.normalized[target.name] = std::move(*normalized);
-        continue;
-      }
-      const SourceRef& at = rule.when_text->source;
-      const char* text = at.loc.getPointer();
-      const size_t quote = text && (*text == '"' || *text == '\'') ? 1 : 0;
-      diags.error(llvm::SMLoc::getFromPointer(text + quote + error.offset),
-                  "in when: " + error.message + " (for " + target.name + ")", diag::kConditionSemantics, at.range);
-      break;  // one report per rule
-    }
+    const std::optional<NormalizeFailure> failure = normalize_rule(rule, targets);
+    if (!failure) continue;
+    const SourceRef& at = rule.when_text->source;
+    const char* text = at.loc.getPointer();
+    const size_t quote = text && (*text == '"' || *text == '\'') ? 1 : 0;
+    diags.error(llvm::SMLoc::getFromPointer(text + quote + failure->error.offset),
+                "in when: " + failure->error.message + " (for " + failure->target->name + ")",
+                diag::kConditionSemantics, at.range);
   }
 }
 
@@ -270,6 +281,115 @@ void conditional_allows(SyscallIR& ir, const std::vector<DocumentPermissions>& p
   }
 }
 
+// No syscalls node: a denylist of nothing, to carry rules the compiler adds.
+SyscallIR& syscalls_or_empty_denylist(PolicyIR& ir) {
+  if (!ir.syscalls) {
+    ir.syscalls.emplace();
+    ir.syscalls->mode = FilterMode::kDenylist;
+    ir.syscalls->default_action = Effective<Action>{Action{Action::Kind::kKill, 0}, {}, {}};
+  }
+  return *ir.syscalls;
+}
+
+// The safe defaults every plan carries (policy.md), as deny sets of the
+// group table refused with an errno: EPERM, what the kernel itself answers
+// a caller without the privilege; EACCES, what Landlock answers an execve it
+// refuses. The descriptor-exec set closes a gap in filesystem.execute, so it
+// comes only with it.
+struct SafeDefault {
+  llvm::StringRef group;
+  int errno_value;
+  bool with_execute_rules;
+};
+constexpr SafeDefault kSafeDefaults[] = {
+    {"namespaces", EPERM, false},
+    {"descriptor-exec", EACCES, true},
+};
+
+// A call the policy opts into despite a safe default: named in an allow list
+// (by name: a group is no opt-in) or given an `allow` rule, in any document.
+// Unconditional, or for the arguments its rules' conditions match.
+struct OptIn {
+  SourceRef from;
+  bool unconditional = false;
+  std::vector<const SyscallRule*> rules;
+};
+
+std::map<std::string, OptIn> safe_default_opt_ins(const std::vector<PolicyDocument>& documents) {
+  std::map<std::string, OptIn> out;
+  for (const PolicyDocument& doc : documents) {
+    if (!doc.syscalls) continue;
+    for (const NameEntry& entry : doc.syscalls->allow.value_or(std::vector<NameEntry>{}))
+      if (!llvm::StringRef(entry.name).startswith("@"))
+        out.try_emplace(entry.name, OptIn{entry.source, false, {}}).first->second.unconditional = true;
+    for (const SyscallRule& rule : doc.syscalls->rules) {
+      if (rule.action.value.kind != Action::Kind::kAllow) continue;
+      OptIn& opt_in = out.try_emplace(rule.syscall.name, OptIn{rule.action.source, false, {}}).first->second;
+      if (rule.when) opt_in.rules.push_back(&rule);
+      else opt_in.unconditional = true;
+    }
+  }
+  return out;
+}
+
+// Nothing to add when the filter refuses the call anyway: a denied name, or
+// one an allowlist with a refusing default does not permit.
+bool refused_anyway(const SyscallIR& ir, const std::string& name) {
+  if (ir.denied.count(name)) return true;
+  if (ir.mode != FilterMode::kAllowlist || ir.allowed.count(name) || ir.conditionally_allowed.count(name)) return false;
+  const Action::Kind kind = ir.default_action.value.kind;
+  return kind == Action::Kind::kKill || kind == Action::Kind::kErrno;
+}
+
+// The policy already refuses the call where the default would, at least as strictly.
+bool already_ruled(const SyscallIR& ir, const SyscallRuleIR& rule) {
+  return std::any_of(ir.rules.begin(), ir.rules.end(), [&](const SyscallRuleIR& r) {
+    return r.syscall == rule.syscall && r.when_text.has_value() == rule.when_text.has_value() &&
+           (!r.when_text || r.when_text->value == rule.when_text->value) &&
+           r.action.strictness() >= rule.action.strictness();
+  });
+}
+
+// The default's rule for one call, narrowed by the policy's conditional
+// opt-in: refused where the default's condition holds and no allow rule's.
+SyscallRuleIR safe_default_rule(llvm::StringRef syscall, std::optional<llvm::StringRef> when_text, const Action& action,
+                                const SafeDefault& d, const OptIn* opt_in) {
+  SyscallRuleIR rule{syscall.str(), std::nullopt, std::nullopt, action, {}, {}, d.group.str()};
+  std::vector<ConditionExpr> parts;
+  std::string text;
+  if (when_text) {
+    ConditionError error;
+    std::optional<ConditionExpr> parsed = parse_condition(*when_text, error);
+    assert(parsed && "the group table's conditions parse");
+    parts.push_back(std::move(*parsed));
+    text = when_text->str();
+  }
+  if (opt_in) {
+    std::vector<ConditionExpr> allowed;
+    std::string allowed_text;
+    for (const SyscallRule* r : opt_in->rules) {
+      allowed.push_back(*r->when);
+      allowed_text += (allowed_text.empty() ? "" : " || ") + r->when_text->value;
+    }
+    ConditionExpr negated;
+    negated.kind = ConditionExpr::Kind::kNot;
+    negated.children.push_back(any_of(std::move(allowed)));
+    parts.push_back(std::move(negated));
+    text = (text.empty() ? "" : "(" + text + ") && ") + "!(" + allowed_text + ")";
+  }
+  if (parts.empty()) return rule;
+  if (parts.size() == 1) {
+    rule.when = std::move(parts.front());
+  } else {
+    rule.when.emplace();
+    rule.when->kind = ConditionExpr::Kind::kAnd;
+    rule.when->children = std::move(parts);
+  }
+  rule.when_text = Located<std::string>{text, opt_in ? opt_in->from : SourceRef{}};
+  if (opt_in) rule.from = opt_in->from;
+  return rule;
+}
+
 }  // namespace
 
 std::optional<SyscallIR> resolve_syscalls(const std::vector<PolicyDocument>& documents,
@@ -323,7 +443,7 @@ std::optional<SyscallIR> resolve_syscalls(const std::vector<PolicyDocument>& doc
     }
     for (const SyscallRule& rule : node.rules)
       if (resolver.check(rule.syscall))
-        rules.push_back({rule.syscall.name, rule.when_text, rule.when, rule.action.value, rule.action.source, {}});
+        rules.push_back({rule.syscall.name, rule.when_text, rule.when, rule.action.value, rule.action.source, {}, {}});
   }
   // capabilities.deny: [syscall] leaves nothing but the start-up set.
   if (auto it = capabilities_denied.find(Domain::kSyscall); it != capabilities_denied.end()) {
@@ -380,21 +500,56 @@ void add_socket_rules(PolicyIR& ir, const std::vector<Target>& targets, Diagnost
                          "type & 15 == SOCK_SEQPACKET || type & 15 == SOCK_DCCP || type & 15 == SOCK_PACKET)");
   else
     conditions.push_back("domain in {AF_INET, AF_INET6} && type & 15 != SOCK_STREAM");
-  if (!ir.syscalls) {  // no syscalls node: a denylist of nothing, carrying these rules
-    ir.syscalls.emplace();
-    ir.syscalls->mode = FilterMode::kDenylist;
-    ir.syscalls->default_action = Effective<Action>{Action{Action::Kind::kKill, 0}, {}, {}};
-  }
-  SyscallIR& syscalls = *ir.syscalls;
+  SyscallIR& syscalls = syscalls_or_empty_denylist(ir);
   const size_t first = syscalls.rules.size();
   for (const std::string& text : conditions) {
     ConditionError error;
     std::optional<ConditionExpr> when = parse_condition(text, error);
     assert(when && "the socket rules parse");
     syscalls.rules.push_back({"socket", Located<std::string>{text, outbound->from}, std::move(when),
-                              Action{Action::Kind::kErrno, EACCES}, outbound->from, {}});
+                              Action{Action::Kind::kErrno, EACCES}, outbound->from, {}, {}});
   }
   normalize_rules(std::span(syscalls.rules).subspan(first), targets, diags);
+}
+
+}  // namespace aasmc
+
+namespace aasmc {
+
+void add_safe_defaults(PolicyIR& ir, const std::vector<PolicyDocument>& documents, const std::vector<Target>& targets,
+                       Diagnostics& diags) {
+  SyscallIR& syscalls = syscalls_or_empty_denylist(ir);
+  const std::map<std::string, OptIn> opt_ins = safe_default_opt_ins(documents);
+  for (const SafeDefault& d : kSafeDefaults) {
+    if (d.with_execute_rules && !ir.filesystem.execute) continue;
+    const SyscallGroup& group = *find_group(d.group);
+    SafeDefaultIR applied{d.group.str(), Action{Action::Kind::kErrno, d.errno_value}, {}};
+    auto add = [&](llvm::StringRef name, std::optional<llvm::StringRef> when_text) {
+      if (std::none_of(targets.begin(), targets.end(), [&](const Target& t) { return syscall_number(t, name).has_value(); }))
+        return;
+      if (refused_anyway(syscalls, name.str())) return;
+      const auto opt_in = opt_ins.find(name.str());
+      if (opt_in != opt_ins.end()) applied.allowed_by_policy.emplace(name.str(), opt_in->second.from);
+      if (opt_in != opt_ins.end() && opt_in->second.unconditional) return;
+      SyscallRuleIR rule = safe_default_rule(name, when_text, applied.action, d,
+                                             opt_in == opt_ins.end() ? nullptr : &opt_in->second);
+      if (already_ruled(syscalls, rule)) return;
+      // Only a policy's own condition can make this fail: the table's parse and normalize.
+      if (const std::optional<NormalizeFailure> failure = normalize_rule(rule, targets)) {
+        diags.error(opt_in->second.from.loc,
+                    "the safe default @" + d.group.str() + " for " + rule.syscall +
+                        ", narrowed by this allow rule, is a condition libseccomp cannot express: " +
+                        failure->error.message + " (for " + failure->target->name +
+                        "); allow the call without a condition, or simplify it",
+                    diag::kConditionSemantics, opt_in->second.from.range);
+        return;
+      }
+      syscalls.rules.push_back(std::move(rule));
+    };
+    for (const GroupMember& member : group.members) add(member.syscall, std::nullopt);
+    for (const GroupRule& rule : group.rules) add(rule.syscall, rule.when);
+    syscalls.safe_defaults.push_back(std::move(applied));
+  }
 }
 
 }  // namespace aasmc

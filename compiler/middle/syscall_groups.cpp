@@ -456,6 +456,18 @@ constexpr GroupMember kNamespaceCalls[] = {
     {"setns", "joins another namespace through a descriptor"},
 };
 
+// Landlock's execute right is checked on the path an executed file was opened
+// by, and a memfd lives on an internal mount no rule can name, which Landlock
+// lets through (security/landlock/fs.c, is_nouser_or_private). A memfd sealed
+// non-executable (MFD_NOEXEC_SEAL, Linux 6.3) has mode 0 and F_SEAL_EXEC, so
+// neither execveat nor execve of /proc/self/fd/N can run it.
+constexpr GroupRule kDescriptorExec[] = {
+    {"memfd_create", "!(flags & MFD_NOEXEC_SEAL)",
+     "an executable memfd runs code that was never under an executable path: Landlock does not see its internal mount"},
+    {"execveat", "flags & AT_EMPTY_PATH",
+     "runs the file behind a descriptor (fexecve), such as a memfd received from another process"},
+};
+
 constexpr SyscallGroup kGroups[] = {
     {"startup", "what the dynamic loader and libc start-up need after execve", kStartup},
     {"file-read", "open and read files and directories, their metadata, and wait on descriptors", kFileRead},
@@ -473,6 +485,8 @@ constexpr SyscallGroup kGroups[] = {
      kKernel},
     {"tty-injection", "deny set: the ioctl requests that type into a terminal (TIOCSTI, TIOCLINUX)", {}, kTtyInjection},
     {"namespaces", "deny set: new namespaces from clone and unshare flags, and setns", kNamespaceCalls, kNamespaces},
+    {"descriptor-exec", "deny set: run a program from a descriptor: an executable memfd, execveat with AT_EMPTY_PATH",
+     {}, kDescriptorExec},
 };
 
 }  // namespace

@@ -52,6 +52,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#ifndef MFD_NOEXEC_SEAL
+#define MFD_NOEXEC_SEAL 0x0008U  // Linux 6.3; glibc 2.36's headers predate it
+#endif
+
 extern char** environ;
 
 static int say(const char* line) {
@@ -136,6 +140,7 @@ static int op_clone(const char* which, int version3) {
   unsigned long flags;
   if (strcmp(which, "plain") == 0) flags = 0;
   else if (strcmp(which, "newuser") == 0) flags = CLONE_NEWUSER;
+  else if (strcmp(which, "newuser-newnet") == 0) flags = CLONE_NEWUSER | CLONE_NEWNET;
   else return usage();
   long pid;
   if (version3) {
@@ -210,6 +215,91 @@ static int op_own_filter_then_getppid(void) {
     return 3;
   }
   return result(syscall(SYS_getppid));
+}
+
+// --- Namespace and execution ops (tests/kernel/attack_exec_test.cpp) ---
+
+// unshare moves only the probe itself into namespaces that die with it:
+// harmless even unfiltered, as root. setns gets a descriptor that does not
+// exist, so the kernel's own answer is EBADF and the filter's stays visible.
+static int op_unshare(const char* which) {
+  unsigned long flags;
+  if (strcmp(which, "user") == 0) flags = CLONE_NEWUSER;
+  // With CLONE_NEWUSER: the new user namespace gives the probe, whose
+  // capabilities aasm-launch dropped, the CAP_SYS_ADMIN a mount namespace
+  // needs, so only the filter can refuse it.
+  else if (strcmp(which, "user-mount") == 0) flags = CLONE_NEWUSER | CLONE_NEWNS;
+  else return usage();
+  return result(syscall(SYS_unshare, flags));
+}
+
+// Copies the probe's own image into `fd` (read through /proc/self/exe).
+static int copy_self(int fd) {
+  int self = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+  if (self < 0) return -1;
+  char buffer[65536];
+  ssize_t n;
+  while ((n = read(self, buffer, sizeof buffer)) > 0)
+    if (write(fd, buffer, (size_t)n) != n) return -1;
+  close(self);
+  return n < 0 ? -1 : 0;
+}
+
+// Runs the copy behind `fd` as `aasm-probe ok` (which prints OK): by
+// execveat(fd, "", AT_EMPTY_PATH) or by execve of /proc/self/fd/N.
+static int exec_descriptor(int fd, const char* how) {
+  char* const argv[] = {"aasm-probe", "ok", NULL};
+  if (strcmp(how, "execveat") == 0) {
+    syscall(SYS_execveat, fd, "", argv, environ, AT_EMPTY_PATH);
+  } else {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    execve(path, argv, environ);
+  }
+  return fail(errno);
+}
+
+// memfd_create (sealed non-executable or not), a copy of the probe in it,
+// then exec of the descriptor. Prints the first refusal.
+static int op_memfd_exec(const char* seal, const char* how) {
+  const unsigned flags = strcmp(seal, "sealed") == 0 ? MFD_NOEXEC_SEAL : 0;
+  int fd = (int)syscall(SYS_memfd_create, "aasm-probe", flags);
+  if (fd < 0 || copy_self(fd) != 0) return fail(errno);
+  return exec_descriptor(fd, how);
+}
+
+// The same through a file on disk that no path leads to any more: an
+// O_TMPFILE in DIR, or DIR/name written, reopened and unlinked.
+static int op_unnamed_exec(const char* kind, const char* dir, const char* how) {
+  int fd;
+  if (strcmp(kind, "tmpfile") == 0) {
+    fd = open(dir, O_TMPFILE | O_RDWR, 0700);
+  } else {
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/aasm-probe-deleted", dir);
+    int out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0700);
+    if (out < 0 || copy_self(out) != 0) return fail(errno);
+    close(out);
+    fd = open(path, O_RDONLY);
+    if (fd >= 0 && unlink(path) != 0) return fail(errno);
+    return fd < 0 ? fail(errno) : exec_descriptor(fd, how);
+  }
+  if (fd < 0 || copy_self(fd) != 0) return fail(errno);
+  // A descriptor open for writing makes exec fail with ETXTBSY: reopen it
+  // read-only through /proc and close the writer.
+  char path[64];
+  snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+  int reader = open(path, O_RDONLY);
+  if (reader < 0) return fail(errno);
+  close(fd);
+  return exec_descriptor(reader, how);
+}
+
+// fexecve of a file opened by PATH (an executable one in an executable tree).
+static int op_fexec(const char* path) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return fail(errno);
+  return exec_descriptor(fd, "execveat");
 }
 
 // --- Landlock ops (tests/kernel/landlock_test.cpp) ---
@@ -590,7 +680,9 @@ static int usage(void) {
       "usage: aasm-probe read PATH | write PATH | exec PATH [ARG...] | getppid\n"
       "                | exit N | raise SIGNAL | sys NUMBER | x32-getpid | int80-getpid\n"
       "                | ioctl-pipe tiocsti|tiocsti-high|tioclinux|tcgets\n"
-      "                | clone plain|newuser | clone3 plain|newuser | io_uring_setup\n"
+      "                | clone plain|newuser|newuser-newnet | clone3 plain|newuser | io_uring_setup\n"
+      "                | ok | unshare user|user-mount | setns-bad | memfd-exec sealed|plain execveat|proc\n"
+      "                | unnamed-exec tmpfile|deleted DIR execveat|proc | fexec PATH\n"
       "                | danger NAME | own-filter-then-getppid\n"
       "                | truncate PATH | open-trunc PATH | rename FROM TO | link FROM TO\n"
       "                | reopen-rw PATH | read-proc PID|parent FILE | ptrace-attach-parent | ptrace-attach PID\n"
@@ -642,6 +734,12 @@ int main(int argc, char** argv) {
   if (strcmp(op, "ioctl-pipe") == 0 && argc == 3) return op_ioctl_pipe(argv[2]);
   if (strcmp(op, "clone") == 0 && argc == 3) return op_clone(argv[2], 0);
   if (strcmp(op, "clone3") == 0 && argc == 3) return op_clone(argv[2], 1);
+  if (strcmp(op, "ok") == 0 && argc == 2) return ok();
+  if (strcmp(op, "unshare") == 0 && argc == 3) return op_unshare(argv[2]);
+  if (strcmp(op, "setns-bad") == 0 && argc == 2) return result(syscall(SYS_setns, -1, 0));
+  if (strcmp(op, "memfd-exec") == 0 && argc == 4) return op_memfd_exec(argv[2], argv[3]);
+  if (strcmp(op, "unnamed-exec") == 0 && argc == 5) return op_unnamed_exec(argv[2], argv[3], argv[4]);
+  if (strcmp(op, "fexec") == 0 && argc == 3) return op_fexec(argv[2]);
   if (strcmp(op, "io_uring_setup") == 0 && argc == 2) return result(syscall(SYS_io_uring_setup, 0, NULL));
   if (strcmp(op, "danger") == 0 && argc == 3) return op_danger(argv[2]);
   if (strcmp(op, "own-filter-then-getppid") == 0 && argc == 2) return op_own_filter_then_getppid();
