@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <set>
 
 #include "kernel/landlock.h"
 #include "kernel/landlock_uapi.h"
@@ -248,9 +249,14 @@ Status check_system_roots(const plan::LandlockRuleset& ruleset, const LaunchCont
     if (!refused) continue;
     auto value = variable_value(base, context);
     if (!value) return make_error("landlock: " + value.error().message);
-    const int fd = anchors.open(*value);
-    if (fd < 0) continue;  // nothing there to grant; the rule reports it
-    const std::string real = resolved_path(fd, *value);
+    // getcwd() already gives the working directory's real path; HOME is
+    // text, and may be a link.
+    std::string real = *value;
+    if (base == plan::PathBase::kHome) {
+      const int fd = anchors.open(*value);
+      if (fd < 0) continue;  // nothing there to grant; the rule reports it
+      real = resolved_path(fd, *value);
+    }
     if (is_system_root(real))
       return make_error(std::string("landlock: ") + variable_name(base) + " resolves to '" + real +
                         "', a system root, so rule '" + rule_template(*refused) + "' would grant it; start aasm-launch " +
@@ -270,8 +276,13 @@ struct OpenedRulePath {
   std::string refusal;
 };
 
+// `anchored`: paths that are anchors of other rules, opened once for both.
 OpenedRulePath open_rule_path(const plan::LandlockRule& rule, const std::string& path, const Lookup& lookup,
-                              Anchors& anchors) {
+                              Anchors& anchors, const std::set<std::string>& anchored) {
+  if (lookup.why.empty() && anchored.count(path)) {
+    const int fd = anchors.open(path);
+    return {fd, false, fd < 0 ? errno : 0, ""};
+  }
   if (lookup.why.empty()) {
     // O_PATH follows symlinks: a link in an allow-list outside every tree
     // the command can change grants its target, as resolved now, at launch.
@@ -305,6 +316,12 @@ Result<BoundRuleset> bind_landlock_ruleset(const plan::LandlockRuleset& ruleset,
     paths.push_back(*path);
     if (makes_writable(rule.access)) writable.push_back({*path, rule_template(rule)});
   }
+  std::vector<Lookup> lookups;
+  std::set<std::string> anchored;
+  for (size_t i = 0; i < ruleset.rules.size(); ++i) {
+    lookups.push_back(lookup_for(ruleset.rules[i], paths[i], writable, context));
+    if (!lookups.back().rest.empty()) anchored.insert(lookups.back().anchor);
+  }
   Anchors anchors;
   if (Status roots = check_system_roots(ruleset, context, anchors); !roots) return roots.error();
 
@@ -318,7 +335,7 @@ Result<BoundRuleset> bind_landlock_ruleset(const plan::LandlockRuleset& ruleset,
   for (size_t i = 0; i < ruleset.rules.size(); ++i) {
     const plan::LandlockRule& rule = ruleset.rules[i];
     const std::string& path = paths[i];
-    const OpenedRulePath opened = open_rule_path(rule, path, lookup_for(rule, path, writable, context), anchors);
+    const OpenedRulePath opened = open_rule_path(rule, path, lookups[i], anchors, anchored);
     if (!opened.refusal.empty()) return fail(opened.refusal);
     if (opened.fd < 0) {
       if (opened.error == ENOENT && (rule.flags & plan::kRuleOptional)) {
