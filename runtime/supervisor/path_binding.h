@@ -32,7 +32,7 @@ struct FileIdentity {
 
 struct BoundPath {
   std::string rule_template;  // as the plan writes it: "${CWD}/build"
-  std::string resolved;       // the path the kernel resolved (symbolic links followed); empty when skipped or not recorded
+  std::string resolved;       // the path the kernel resolved (links followed only outside writable trees and variables); empty when skipped or not recorded
   uint64_t access = 0;
   std::optional<FileIdentity> identity;  // none when skipped
 };
