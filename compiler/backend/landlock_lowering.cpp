@@ -41,7 +41,11 @@ class RulesetBuilder {
     network(ControlDomain::kNetworkBind, Domain::kNetworkBind, ir_.network.bind, net::kBindTcp);
     scopes();
     if (ruleset_.controls.empty()) return std::nullopt;
-    for (auto& [path, rule] : rules_) ruleset_.rules.push_back(std::move(rule));
+    for (auto& [path, rule] : rules_) {
+      if (rule.base != aasm::plan::PathBase::kAbsolute && ir_.filesystem.system_root_templates_allowed())
+        rule.flags |= aasm::plan::kRuleSystemRootTemplate;
+      ruleset_.rules.push_back(std::move(rule));
+    }
     for (const auto& [port, access] : ports_) ruleset_.net_rules.push_back({access, port});
     for (const LandlockControl& control : ruleset_.controls)
       ruleset_.min_abi = std::max(ruleset_.min_abi, control.min_abi);

@@ -49,7 +49,8 @@ std::string describe_plan(const Plan& plan, const aasm::Sha256Digest& digest, bo
     out << "landlock (ABI " << ll.min_abi << " or later):\n";
     out << "  handled: " << describe_landlock_rights(ll.handled_fs) << "\n";
     for (const LandlockRule& rule : ll.rules) {
-      out << "  " << aasm::rule_template(rule) << (rule.flags & kRuleOptional ? " (optional)" : "") << ": "
+      out << "  " << aasm::rule_template(rule) << (rule.flags & kRuleOptional ? " (optional)" : "")
+          << (rule.flags & kRuleSystemRootTemplate ? " (may resolve to a system root)" : "") << ": "
           << describe_landlock_rights(rule.access) << "\n";
     }
     if (ll.handled_net) {

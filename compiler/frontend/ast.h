@@ -65,6 +65,7 @@ struct PathAllowList {
 struct FilesystemNode {
   std::optional<PathAllowList> read, write, execute;
   std::optional<std::vector<PathEntry>> optional;
+  std::optional<Located<bool>> templates_may_resolve_to_system_roots;
 };
 
 struct NameEntry {

@@ -142,6 +142,22 @@ class DocumentParser {
     return std::nullopt;
   }
 
+  // A YAML 1.2 core-schema boolean, as the schema reads it: unquoted true or
+  // false in any of the three spellings ("true" in quotes is a string).
+  std::optional<Located<bool>> boolean(const YamlNode& node, const std::string& what) {
+    auto text = scalar(node, what);
+    if (!text) return std::nullopt;
+    if (!node.quoted) {
+      for (llvm::StringRef word : {"true", "True", "TRUE"})
+        if (*text == word) return Located<bool>{true, ref(node)};
+      for (llvm::StringRef word : {"false", "False", "FALSE"})
+        if (*text == word) return Located<bool>{false, ref(node)};
+    }
+    error_at(node, what + " must be true or false, not " + (node.quoted ? "the string '" : "'") + *text + "'",
+             diag::kBadValue);
+    return std::nullopt;
+  }
+
   void expect_literal(const YamlNode& node, const std::string& key, const std::string& wanted) {
     auto value = scalar(node, key);
     if (value && *value != wanted)
@@ -221,11 +237,15 @@ class DocumentParser {
   std::optional<FilesystemNode> parse_filesystem(const YamlNode& node) {
     if (!expect(node, Kind::kMap, "spec.filesystem")) return std::nullopt;
     FilesystemNode fs;
-    for_each_key(node, {"read", "write", "execute", "optional"}, "spec.filesystem",
-                 [&](const std::string& key, const YamlNode& value) {
+    for_each_key(node, {"read", "write", "execute", "optional", "templates_may_resolve_to_system_roots"},
+                 "spec.filesystem", [&](const std::string& key, const YamlNode& value) {
                    const std::string where = "spec.filesystem." + key;
                    if (key == "optional") {
                      fs.optional = parse_path_list(value, where);
+                     return;
+                   }
+                   if (key == "templates_may_resolve_to_system_roots") {
+                     fs.templates_may_resolve_to_system_roots = boolean(value, where);
                      return;
                    }
                    auto list = parse_allow_list(value, where);

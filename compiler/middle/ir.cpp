@@ -27,6 +27,8 @@ class Printer {
     verb("filesystem.read", ir_.filesystem.read);
     verb("filesystem.write", ir_.filesystem.write);
     verb("filesystem.execute", ir_.filesystem.execute);
+    flag("filesystem.templates_may_resolve_to_system_roots", ir_.filesystem.templates_may_resolve_to_system_roots,
+         "true", "false");
     network("network.outbound", ir_.network.outbound);
     network("network.bind", ir_.network.bind);
     flag("ipc.abstract_unix_sockets", ir_.ipc.abstract_unix_sockets_denied);
@@ -91,11 +93,12 @@ class Printer {
     }
   }
 
-  void flag(const char* name, const std::optional<Effective<bool>>& denied) {
-    if (!denied) return;
-    const bool by_default = denied->from.document < 0;  // a safe default no document wrote
-    line(std::string(name) + ": " + (denied->value ? "deny" : "allow") + (by_default ? " (default)" : ""), denied->from,
-         denied->narrowed);
+  void flag(const char* name, const std::optional<Effective<bool>>& value, const char* if_true = "deny",
+            const char* if_false = "allow") {
+    if (!value) return;
+    const bool by_default = value->from.document < 0;  // a safe default no document wrote
+    line(std::string(name) + ": " + (value->value ? if_true : if_false) + (by_default ? " (default)" : ""), value->from,
+         value->narrowed);
   }
 
   void syscalls() {

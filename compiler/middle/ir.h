@@ -49,7 +49,12 @@ struct PathGrant {
 // verb is unconstrained.
 struct FilesystemIR {
   std::optional<std::vector<PathGrant>> read, write, execute;
+  // ${CWD}/${HOME} may resolve to a system root at launch: false wins.
+  std::optional<Effective<bool>> templates_may_resolve_to_system_roots;
   bool empty() const { return !read && !write && !execute; }
+  bool system_root_templates_allowed() const {
+    return templates_may_resolve_to_system_roots && templates_may_resolve_to_system_roots->value;
+  }
 };
 
 // One direction (outbound or bind). `none` wins the merge; allow-lists and

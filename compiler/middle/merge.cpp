@@ -98,16 +98,18 @@ std::optional<NetworkRuleIR> merge_direction(const std::vector<const PolicyDocum
   return merged;
 }
 
-// The strictest (`true` = deny) wins; the allows it overrode are noted.
-void meet_flag(std::optional<Effective<bool>>& merged, const std::optional<Located<bool>>& next) {
+// The strictest value wins (`true` for a deny, `false` for an opt-in); the
+// laxer settings it overrode are noted.
+void meet_flag(std::optional<Effective<bool>>& merged, const std::optional<Located<bool>>& next,
+               bool strictest = true) {
   if (!next) return;
   if (!merged) {
     merged = Effective<bool>{next->value, next->source, {}};
-  } else if (next->value && !merged->value) {
+  } else if (next->value == strictest && merged->value != strictest) {
     merged->narrowed.push_back(merged->from);
-    merged->value = true;
+    merged->value = strictest;
     merged->from = next->source;
-  } else if (!next->value && merged->value) {
+  } else if (next->value != strictest && merged->value == strictest) {
     merged->narrowed.push_back(next->source);
   }
 }
@@ -333,6 +335,10 @@ PolicyIR merge_cascade(const std::vector<PolicyDocument>& documents, Diagnostics
     for (const Located<Domain>& d : doc->capabilities_deny.value_or(std::vector<Located<Domain>>{}))
       ir.capabilities_denied.emplace(d.value, d.source);
   ir.filesystem = merge_filesystem(docs);
+  for (const PolicyDocument* doc : docs)
+    if (doc->filesystem)
+      meet_flag(ir.filesystem.templates_may_resolve_to_system_roots,
+                doc->filesystem->templates_may_resolve_to_system_roots, false);
   ir.network = {merge_direction(docs, &NetworkNode::outbound), merge_direction(docs, &NetworkNode::bind)};
   for (const PolicyDocument* doc : docs) {
     if (!doc->ipc) continue;

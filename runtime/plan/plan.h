@@ -19,6 +19,11 @@ namespace aasm::plan {
 enum class PathBase : uint16_t { kAbsolute = 0, kCwd = 1, kHome = 2 };
 
 inline constexpr uint16_t kRuleOptional = 1u << 0;  // missing at launch: skip, report
+// A ${CWD}/${HOME} rule whose variable may resolve to a system root (`/`,
+// /usr, ...): filesystem.templates_may_resolve_to_system_roots. Without it
+// such a launch is refused. Never set on an absolute rule.
+inline constexpr uint16_t kRuleSystemRootTemplate = 1u << 1;
+inline constexpr uint16_t kKnownRuleFlags = kRuleOptional | kRuleSystemRootTemplate;
 
 struct LandlockRule {
   uint64_t access = 0;       // LANDLOCK_ACCESS_FS_* granted beneath the path

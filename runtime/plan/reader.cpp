@@ -23,6 +23,18 @@ struct SectionEntry {
   uint64_t length;
 };
 
+const char* file_type_name(mode_t mode) {
+  switch (mode & S_IFMT) {
+    case S_IFDIR: return "a directory";
+    case S_IFIFO: return "a FIFO";
+    case S_IFCHR: return "a character device";
+    case S_IFBLK: return "a block device";
+    case S_IFSOCK: return "a socket";
+    case S_IFLNK: return "a symbolic link";
+  }
+  return "not a file";
+}
+
 Error fault(const std::string& what) { return make_error("invalid plan: " + what); }
 
 uint64_t align_up(uint64_t offset) { return (offset + kSectionAlignment - 1) / kSectionAlignment * kSectionAlignment; }
@@ -219,11 +231,13 @@ Status decode_landlock(ByteReader& r, Plan& plan) {
     const std::string where = "landlock rule " + std::to_string(i);
     if (base > uint16_t(PathBase::kHome)) return fault(where + " has an unknown path variable");
     rule.base = PathBase(base);
-    if (rule.flags & ~kRuleOptional) return fault(where + " has undefined flag bits");
+    if (rule.flags & ~kKnownRuleFlags) return fault(where + " has undefined flag bits");
     if (rule.access == 0 || (rule.access & ~ruleset.handled_fs))
       return fault(where + " grants rights the ruleset does not handle");
     if (!is_clean_path_text(rule.path) || !is_normalized(rule.path)) return fault(where + " has an invalid path");
     const bool absolute = rule.base == PathBase::kAbsolute;
+    if (absolute && (rule.flags & kRuleSystemRootTemplate))
+      return fault(where + " lets a path without a variable resolve to a system root");
     if (absolute ? rule.path.empty() || rule.path[0] != '/' : !rule.path.empty() && rule.path[0] != '/')
       return fault(where + " has a path that is not absolute");
     if (!ruleset.rules.empty() && std::pair(ruleset.rules.back().base, ruleset.rules.back().path) >=
@@ -449,12 +463,21 @@ Result<Plan> decode_plan(std::span<const uint8_t> bytes) {
 }
 
 Result<std::vector<uint8_t>> read_plan_file(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer
+  // forever, and a terminal could become the controlling one (O_NOCTTY).
+  // Regular files ignore O_NONBLOCK, so the reads below are unchanged.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
   if (fd < 0) return make_error("cannot open plan '" + path + "': " + std::strerror(errno));
   struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+  if (::fstat(fd, &st) != 0) {
+    const int saved = errno;
     ::close(fd);
-    return make_error("plan '" + path + "' is not a regular file");
+    return make_error("cannot stat plan '" + path + "': " + std::strerror(saved));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return make_error("plan '" + path + "' is " + file_type_name(st.st_mode) +
+                      ", not a regular file; give the path of a compiled plan (aasmc compile -o)");
   }
   if (uint64_t(st.st_size) > kMaxPlanSize) {
     ::close(fd);

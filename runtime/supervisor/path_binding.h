@@ -20,7 +20,8 @@ struct LaunchContext {
 
 Result<LaunchContext> current_launch_context();
 
-// The rule's path on this host, or an error naming the unset variable.
+// The rule's path on this host, or an error naming the unset variable (or
+// a HOME with '.' or '..' segments; trailing and repeated '/' are dropped).
 Result<std::string> expand_rule_path(const plan::LandlockRule& rule, const LaunchContext& context);
 
 // Which file a rule landed on: Landlock ties rules to inodes, not names.
@@ -31,11 +32,12 @@ struct FileIdentity {
 
 struct BoundPath {
   std::string rule_template;  // as the plan writes it: "${CWD}/build"
-  std::string resolved;       // the path the kernel resolved (symbolic links followed); empty when skipped or not recorded
+  std::string resolved;       // the path the kernel resolved (links followed only outside writable trees and variables); empty when skipped or not recorded
   uint64_t access = 0;
   std::optional<FileIdentity> identity;  // none when skipped
 };
 
+const char* variable_name(plan::PathBase base);  // "${CWD}", "${HOME}", "" for absolute
 std::string rule_template(const plan::LandlockRule& rule);
 
 // The path the kernel resolved for an open descriptor (/proc/self/fd), or
@@ -63,7 +65,13 @@ uint64_t rights_on(const BoundRuleset& bound, int fd);
 enum class ResolvedPaths { kSkip, kRecord };
 
 // Creates the ruleset and adds one rule per path. A missing required path is
-// an error; a missing optional one is skipped and listed.
+// an error; a missing optional one is skipped and listed. Refused, before
+// any rule is added: ${CWD} or ${HOME} resolving to a system root (unless
+// the rules using it carry kRuleSystemRootTemplate). Refused when met: a
+// symbolic link on a rule path inside a tree the ruleset makes writable (the
+// outermost one) or, outside every such tree, beneath a rule's ${CWD} or
+// ${HOME}: the command could have planted it. Paths elsewhere are opened
+// following links, as the operator wrote them.
 Result<BoundRuleset> bind_landlock_ruleset(const plan::LandlockRuleset& ruleset, const LaunchContext& context,
                                            ResolvedPaths resolved = ResolvedPaths::kRecord);
 

@@ -63,7 +63,7 @@ class RandomPolicy {
     return PathAllowList{ref(index), paths(index)};
   }
   FilesystemNode filesystem(int index) {
-    return {maybe_paths(index), maybe_paths(index), maybe_paths(index), std::nullopt};
+    return {maybe_paths(index), maybe_paths(index), maybe_paths(index), std::nullopt, maybe_flag(index)};
   }
   template <size_t N>
   std::vector<NameEntry> names(const char* const (&pool)[N], int index) {
@@ -192,6 +192,9 @@ void check_no_wider(const PolicyIR& merged, const std::optional<SyscallIR>& merg
       for (const auto& [host, from] : *m->hosts) CHECK(o->hosts->count(host));
     }
   }
+  // An opt-in: any document's `false` keeps the merge out.
+  if (one.filesystem.templates_may_resolve_to_system_roots && !one.filesystem.templates_may_resolve_to_system_roots->value)
+    CHECK(!merged.filesystem.system_root_templates_allowed());
   // A document's own deny, not the safe default every merge adds (no document).
   if (one.ipc.signals_denied && one.ipc.signals_denied->value && one.ipc.signals_denied->from.document >= 0)
     CHECK(merged.ipc.signals_denied->value);

@@ -114,15 +114,11 @@ bool exists(const std::string& path) {
 
 void make_dir(const std::string& path) { REQUIRE(::mkdir(path.c_str(), 0755) == 0); }
 
-namespace {
-
 std::string flow_list(const std::vector<std::string>& items) {
   std::string out = "[";
   for (size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + ("\"" + items[i] + "\"");
   return out + "]";
 }
-
-}  // namespace
 
 std::string Policy::yaml() const {
   return "apiVersion: aasm.dev/v1\n"

@@ -45,6 +45,9 @@ std::string read_file(const std::string& path);
 bool exists(const std::string& path);
 void make_dir(const std::string& path);
 
+// A YAML flow list of quoted strings: ["a", "b"].
+std::string flow_list(const std::vector<std::string>& items);
+
 // The policy.md shape the kernel tests need; yaml() renders it.
 struct Policy {
   std::vector<std::string> read, write, execute;

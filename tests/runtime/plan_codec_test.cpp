@@ -25,6 +25,28 @@ TEST_CASE("plan: a plan with no landlock and no seccomp round-trips too") {
   CHECK_FALSE(decoded->landlock.has_value());
 }
 
+TEST_CASE("plan: rule flag bit 1 (system-root template) round-trips on a variable rule only") {
+  plan::Plan p = test::sample_plan();
+  p.landlock->rules[1].flags = plan::kRuleSystemRootTemplate;  // ${CWD}
+  auto decoded = plan::decode_plan(plan::encode_plan(p));
+  REQUIRE_MESSAGE(decoded, (decoded ? "" : decoded.error().message));
+  CHECK(*decoded == p);
+
+  SUBCASE("on an absolute rule it is refused") {
+    p.landlock->rules[0].flags = plan::kRuleSystemRootTemplate;  // /usr
+    auto refused = plan::decode_plan(plan::encode_plan(p));
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().message.find("landlock rule 0 lets a path without a variable resolve to a system root") !=
+          std::string::npos);
+  }
+  SUBCASE("bit 2 is undefined") {
+    p.landlock->rules[1].flags = 1u << 2;
+    auto refused = plan::decode_plan(plan::encode_plan(p));
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().message.find("landlock rule 1 has undefined flag bits") != std::string::npos);
+  }
+}
+
 TEST_CASE("plan: a process section with namespaces and kept capabilities round-trips") {
   plan::Plan p = test::sample_plan();
   plan::ProcessSettings process;
