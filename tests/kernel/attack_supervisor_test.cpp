@@ -14,19 +14,13 @@ using namespace aasm::ktest;
 
 namespace {
 
-std::string flow(const std::vector<std::string>& items) {
-  std::string out = "[";
-  for (size_t i = 0; i < items.size(); ++i) out += (i ? ", \"" : "\"") + items[i] + "\"";
-  return out + "]";
-}
-
 // Reads the system, /proc and the probe; writes only `writable`; no network;
 // the review's deny groups; tree limits and a deadline.
 std::string agent_policy(const TempDir& dir) {
   return "  filesystem:\n"
-         "    read: {allow: " + flow({"/usr", "/etc", "/proc", probe_dir(), dir.path()}) + "}\n"
-         "    write: {allow: " + flow({dir.path()}) + "}\n"
-         "    execute: {allow: " + flow({"/usr", probe_dir()}) + "}\n"
+         "    read: {allow: " + flow_list({"/usr", "/etc", "/proc", probe_dir(), dir.path()}) + "}\n"
+         "    write: {allow: " + flow_list({dir.path()}) + "}\n"
+         "    execute: {allow: " + flow_list({"/usr", probe_dir()}) + "}\n"
          "  network:\n    outbound: none\n"
          "  syscalls:\n    deny: [\"@mount\", \"@privileged\", \"@debug\", \"@kernel\"]\n"
          "  resources:\n    pids: 64\n    wall_clock: 2s\n";
@@ -35,9 +29,9 @@ std::string agent_policy(const TempDir& dir) {
 // An allowlist with an errno default that lets the probe make its calls.
 std::string tight_policy() {
   return "  filesystem:\n"
-         "    read: {allow: " + flow({"/usr", "/etc", "/proc", probe_dir()}) + "}\n"
+         "    read: {allow: " + flow_list({"/usr", "/etc", "/proc", probe_dir()}) + "}\n"
          "    write: {allow: []}\n"
-         "    execute: {allow: " + flow({"/usr", probe_dir()}) + "}\n"
+         "    execute: {allow: " + flow_list({"/usr", probe_dir()}) + "}\n"
          "  network:\n    outbound: none\n    bind: none\n"
          "  ipc:\n    abstract_unix_sockets: deny\n"
          "  syscalls:\n    default: \"errno:EPERM\"\n"

@@ -34,12 +34,6 @@ using namespace aasm::ktest;
 
 namespace {
 
-std::string flow(const std::vector<std::string>& items) {
-  std::string out = "[";
-  for (size_t i = 0; i < items.size(); ++i) out += (i ? ", \"" : "\"") + items[i] + "\"";
-  return out + "]";
-}
-
 // The filesystem node every plan here has: the probe's libraries and
 // binary (read and execute), plus the given trees.
 struct Fs {
@@ -49,9 +43,9 @@ struct Fs {
     r.insert(r.end(), read.begin(), read.end());
     x.insert(x.end(), execute.begin(), execute.end());
     return "  filesystem:\n"
-           "    read: {allow: " + flow(r) + "}\n"
-           "    write: {allow: " + flow(write) + "}\n"
-           "    execute: {allow: " + flow(x) + "}\n";
+           "    read: {allow: " + flow_list(r) + "}\n"
+           "    write: {allow: " + flow_list(write) + "}\n"
+           "    execute: {allow: " + flow_list(x) + "}\n";
   }
 };
 

@@ -50,12 +50,6 @@ void sleep_seconds(double seconds) {
   ::nanosleep(&ts, nullptr);
 }
 
-std::string flow(const std::vector<std::string>& items) {
-  std::string out = "[";
-  for (size_t i = 0; i < items.size(); ++i) out += (i ? ", \"" : "\"") + items[i] + "\"";
-  return out + "]";
-}
-
 // Every plan here has Landlock (the probe's libraries and binary, /proc
 // for /proc/self/fd, the test's temp dir writable) plus `extra`: the
 // resources or environment node under test.
@@ -64,9 +58,9 @@ std::string compile_plan(const TempDir& dir, const std::string& name, const std:
   const std::vector<std::string> execute = {"/usr", probe_dir()};
   return compile_spec(dir, name,
                       "  filesystem:\n"
-                      "    read: {allow: " + flow(read) + "}\n"
-                      "    write: {allow: " + flow({dir.path()}) + "}\n"
-                      "    execute: {allow: " + flow(execute) + "}\n" + extra);
+                      "    read: {allow: " + flow_list(read) + "}\n"
+                      "    write: {allow: " + flow_list({dir.path()}) + "}\n"
+                      "    execute: {allow: " + flow_list(execute) + "}\n" + extra);
 }
 
 std::vector<std::string> lines(const std::string& text) {
