@@ -31,6 +31,7 @@ class Printer {
     network("network.bind", ir_.network.bind);
     flag("ipc.abstract_unix_sockets", ir_.ipc.abstract_unix_sockets_denied);
     flag("ipc.signals", ir_.ipc.signals_denied);
+    unix_sockets();
     syscalls();
     resources();
     environment();
@@ -93,6 +94,16 @@ class Printer {
 
   void flag(const char* name, const std::optional<Effective<bool>>& denied) {
     if (denied) line(std::string(name) + ": " + (denied->value ? "deny" : "allow"), denied->from, denied->narrowed);
+  }
+
+  void unix_sockets() {
+    if (!ir_.ipc.unix_sockets) return;
+    const UnixSocketsIR& u = *ir_.ipc.unix_sockets;
+    if (u.deny) {
+      line(std::string("ipc.unix_sockets: deny") + (u.implied ? " (default: the filesystem is confined)" : ""), u.from);
+      return;
+    }
+    verb("ipc.unix_sockets", u.allow);
   }
 
   void syscalls() {
