@@ -40,8 +40,12 @@ std::string plan(const TempDir& dir, const std::string& name, const std::string&
   return compile_spec(dir, name, filesystem_yaml() + (syscalls.empty() ? "" : "  syscalls:\n" + syscalls));
 }
 
-// Landlock only: the kernel answers every system call itself.
-std::string filesystem_only(const TempDir& dir) { return plan(dir, "filesystem-only", ""); }
+// Landlock only: the kernel answers every system call itself. A confined
+// filesystem refuses unix sockets by default, through seccomp; the opt-out
+// keeps the plan free of any filter.
+std::string filesystem_only(const TempDir& dir) {
+  return compile_spec(dir, "filesystem-only", filesystem_yaml() + "  ipc:\n    unix_sockets: {allow: [\"/\"]}\n");
+}
 
 // An allowlist of the probe's calls plus `extra` ("a, b"), and `rest`
 // (more lines of spec.syscalls, e.g. rules).
