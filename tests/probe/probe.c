@@ -50,6 +50,7 @@
 #include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -334,6 +335,16 @@ static int op_netlink_socket(void) {
   return result(socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE));
 }
 
+// `OK` when the peer's reply arrives on FD within 5 s (a peer that never
+// answers gives EAGAIN rather than a hung test), else the errno name.
+static int read_reply(int fd) {
+  struct timeval timeout = {5, 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+  char reply[16];
+  ssize_t n = recv(fd, reply, sizeof reply, 0);
+  return n > 0 ? ok() : fail(n < 0 ? errno : ECONNRESET);
+}
+
 // TCP Fast Open to 127.0.0.1:PORT: "ping" through sendto(MSG_FASTOPEN) on a
 // fresh socket (no connect()), then the peer's reply. `OK` when the reply
 // arrived.
@@ -342,9 +353,7 @@ static int op_tcp_fastopen(const char* port) {
   if (fd < 0) return fail(errno);
   struct sockaddr_in address = loopback(port);
   if (sendto(fd, "ping", 4, MSG_FASTOPEN, (struct sockaddr*)&address, sizeof address) < 0) return fail(errno);
-  char reply[16];
-  ssize_t n = recv(fd, reply, sizeof reply, 0);
-  return n > 0 ? ok() : fail(n < 0 ? errno : ECONNRESET);
+  return read_reply(fd);
 }
 
 // setsockopt(IPPROTO_TCP, TCP_FASTOPEN_CONNECT, 1) on a fresh TCP socket.
@@ -381,34 +390,35 @@ static int op_socketpair(const char* which) {
   return result(socketpair(AF_UNIX, type | SOCK_CLOEXEC, 0, fds));
 }
 
-// connect to the pathname unix stream socket PATH and read its greeting:
-// `OK` when a byte arrived.
-static int op_unix_connect(const char* path) {
-  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return fail(errno);
-  struct sockaddr_un address;
-  memset(&address, 0, sizeof address);
-  address.sun_family = AF_UNIX;
-  if (strlen(path) + 1 > sizeof address.sun_path) return usage();
-  strcpy(address.sun_path, path);
-  if (connect(fd, (struct sockaddr*)&address, sizeof address) != 0) return fail(errno);
-  char reply[16];
-  ssize_t n = read(fd, reply, sizeof reply);
-  return n > 0 ? ok() : fail(n < 0 ? errno : ECONNRESET);
-}
-
-// connect to the abstract unix stream socket "\0NAME".
-static int op_abstract_connect(const char* name) {
-  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return fail(errno);
+// A unix stream socket connected to NAME: a path, or with `abstract` the
+// abstract name "\0NAME". The descriptor, or -1 with errno set (EINVAL
+// for a name too long).
+static int unix_stream_connect(const char* name, int abstract) {
   struct sockaddr_un address;
   memset(&address, 0, sizeof address);
   address.sun_family = AF_UNIX;
   size_t length = strlen(name);
-  if (length + 1 > sizeof address.sun_path) return usage();
-  memcpy(address.sun_path + 1, name, length);
-  return result(connect(fd, (struct sockaddr*)&address, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + length)));
+  if (length + 1 > sizeof address.sun_path) {
+    errno = EINVAL;
+    return -1;
+  }
+  memcpy(address.sun_path + (abstract ? 1 : 0), name, length);
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  socklen_t size = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + (abstract ? 1 : 0) + length);
+  return connect(fd, (struct sockaddr*)&address, size) == 0 ? fd : -1;
 }
+
+// connect to the pathname unix stream socket PATH and read its greeting:
+// `OK` when a byte arrived.
+static int op_unix_connect(const char* path) {
+  int fd = unix_stream_connect(path, 0);
+  if (fd < 0) return fail(errno);
+  return read_reply(fd);
+}
+
+// connect to the abstract unix stream socket "\0NAME".
+static int op_abstract_connect(const char* name) { return result(unix_stream_connect(name, 1)); }
 
 // --- Supervision ops (tests/kernel/supervision_test.cpp) ---
 //
