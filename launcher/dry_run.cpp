@@ -129,6 +129,7 @@ int dry_run(const std::string& plan_path, const std::optional<std::string>& expe
       std::printf("seccomp %s: %s, %zu instructions: enforced when installed (the kernel verifies it)\n",
                   plan::audit_arch_name(program->audit_arch),
                   program->mode == plan::FilterMode::kRules ? "rules" :
+                  program->mode == plan::FilterMode::kFallback ? "fallback rules (installed where a control degrades)" :
                   program->mode == plan::FilterMode::kAllowlist ? "allowlist" : "denylist",
                   program->instructions.size());
     report_process(*plan, refusal);

@@ -315,8 +315,9 @@ Result<Prepared> prepare(const LaunchRequest& request, int& lookup_errno) {
       std::fprintf(stderr, "aasm-launch: note: optional path '%s' does not exist here; its rule is skipped\n",
                    path.c_str());
   }
+  const bool fallback = negotiation && negotiation->needs_seccomp_fallback();
   for (const plan::SeccompProgram* program : plan::programs_for(prepared.plan, kNativeAuditArch))
-    prepared.filters.push_back(seccomp::prepare(*program));
+    if (program->mode != plan::FilterMode::kFallback || fallback) prepared.filters.push_back(seccomp::prepare(*program));
   if (Status kept = check_kept_capabilities(prepared.plan); !kept) return kept.error();
   if (Status tree = create_run_cgroup(prepared); !tree) return tree.error();
   prepared.environment = build_environment(prepared.plan.process ? &*prepared.plan.process : nullptr, environ);

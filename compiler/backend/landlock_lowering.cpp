@@ -39,7 +39,7 @@ class RulesetBuilder {
     verb(ControlDomain::kFileExecute, Domain::kFileExecute, ir_.filesystem.execute, landlock_rights_for_execute());
     network(ControlDomain::kNetworkOutbound, Domain::kNetworkOutbound, ir_.network.outbound, net::kConnectTcp);
     network(ControlDomain::kNetworkBind, Domain::kNetworkBind, ir_.network.bind, net::kBindTcp);
-    scopes();
+    ipc();
     if (ruleset_.controls.empty()) return std::nullopt;
     for (auto& [path, rule] : rules_) {
       if (rule.base != aasm::plan::PathBase::kAbsolute && ir_.filesystem.system_root_templates_allowed())
@@ -67,14 +67,20 @@ class RulesetBuilder {
             uint64_t rights) {
     if (!grants) return;
     add_control(domain, policy_domain, rights, 0, 0);
-    for (const PathGrant& g : *grants) {
+    grant(*grants, rights, false);
+  }
+
+  // `all_optional`: a missing path is skipped, whatever the policy says.
+  void grant(const std::vector<PathGrant>& grants, uint64_t rights, bool all_optional) {
+    for (const PathGrant& g : grants) {
       aasm::plan::LandlockRule& rule = rules_[g.path];
+      const bool fresh = rule.access == 0;
       rule.access |= rights;
       rule.base = g.path.base;
       rule.path = g.path.rest;
       // Optional only if optional under every verb that names it.
-      const uint16_t flag = g.optional ? aasm::plan::kRuleOptional : 0;
-      rule.flags = rule.access == rights ? flag : uint16_t(rule.flags & flag);
+      const uint16_t flag = g.optional || all_optional ? aasm::plan::kRuleOptional : 0;
+      rule.flags = fresh ? flag : uint16_t(rule.flags & flag);
     }
   }
 
@@ -98,12 +104,23 @@ class RulesetBuilder {
     for (const auto& [port, from] : *rule->tcp_ports) ports_[port] |= right;
   }
 
-  void scopes() {
+  // The scopes, and a unix socket allow-list (RESOLVE_UNIX beneath each
+  // path; a socket that is missing at launch cannot be connected to, so its
+  // rule is optional). Where the host lacks RESOLVE_UNIX and ipc may degrade,
+  // the plan's fallback seccomp rules refuse every pathname socket instead.
+  void ipc() {
     uint64_t scoped = 0;
     if (ir_.ipc.abstract_unix_sockets_denied && ir_.ipc.abstract_unix_sockets_denied->value)
       scoped |= scope::kAbstractUnixSocket;
     if (ir_.ipc.signals_denied && ir_.ipc.signals_denied->value) scoped |= scope::kSignal;
-    if (scoped) add_control(ControlDomain::kIpc, Domain::kIpc, 0, 0, scoped);
+    const std::optional<UnixSocketsIR>& sockets = ir_.ipc.unix_sockets;
+    const bool allow_list = sockets && !sockets->deny && !sockets->unrestricted();
+    const uint64_t fs = allow_list ? fs::kResolveUnix : 0;
+    if (!scoped && !fs) return;
+    add_control(ControlDomain::kIpc, Domain::kIpc, fs, 0, scoped);
+    if (!allow_list) return;
+    if (ir_.degraded_allowed(Domain::kIpc)) ruleset_.controls.back().flags |= aasm::plan::kControlSeccompFallback;
+    grant(*sockets->allow, fs, true);
   }
 
   const PolicyIR& ir_;

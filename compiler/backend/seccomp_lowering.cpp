@@ -167,10 +167,11 @@ uint32_t encode(const Action& action) { return seccomp_return_value(action); }
 // actions go to programs 1, 2, ... in ascending return value, so among
 // equally strict errno answers the larger value is installed later and wins
 // (the kernel keeps the newest filter's data).
-std::vector<std::vector<const SyscallRuleIR*>> rule_programs(const SyscallIR& ir, const Target& target) {
+// Fallback rules (SyscallRuleIR::fallback) form programs of their own.
+std::vector<std::vector<const SyscallRuleIR*>> rule_programs(const SyscallIR& ir, const Target& target, bool fallback) {
   std::map<std::string, std::map<uint32_t, std::vector<const SyscallRuleIR*>>> by_call;
   for (const SyscallRuleIR& rule : ir.rules)
-    if (rule.action.kind != Action::Kind::kAllow && rule.normalized.count(target.name))
+    if (rule.action.kind != Action::Kind::kAllow && rule.normalized.count(target.name) && rule.fallback == fallback)
       by_call[rule.syscall][encode(rule.action)].push_back(&rule);
   std::vector<std::vector<const SyscallRuleIR*>> programs;
   for (const auto& [call, by_action] : by_call) {
@@ -186,7 +187,7 @@ std::vector<std::vector<const SyscallRuleIR*>> rule_programs(const SyscallIR& ir
 
 // Each rule's action where its condition matches, allow elsewhere.
 llvm::Expected<aasm::plan::SeccompProgram> lower_rule_program(const std::vector<const SyscallRuleIR*>& rules,
-                                                              const Target& target) {
+                                                              const Target& target, aasm::plan::FilterMode mode) {
   auto filter = Filter::create(target, SCMP_ACT_ALLOW);
   if (!filter) return filter.takeError();
   for (const SyscallRuleIR* rule : rules)
@@ -196,8 +197,7 @@ llvm::Expected<aasm::plan::SeccompProgram> lower_rule_program(const std::vector<
   if (!instructions) return instructions.takeError();
   auto stripped = without_header(*instructions, target);
   if (!stripped) return stripped.takeError();
-  return aasm::plan::SeccompProgram{target.audit_arch, aasm::plan::FilterMode::kRules, SECCOMP_RET_ALLOW,
-                                    std::move(*stripped)};
+  return aasm::plan::SeccompProgram{target.audit_arch, mode, SECCOMP_RET_ALLOW, std::move(*stripped)};
 }
 
 // The allowlist or denylist itself, with the safe defaults, behind the
@@ -245,11 +245,13 @@ llvm::Expected<std::vector<aasm::plan::SeccompProgram>> lower_syscalls(const Sys
   std::vector<aasm::plan::SeccompProgram> programs;
   // Rule programs first: the launcher installs in plan order, and the main
   // program, installed last, must not refuse the seccomp() calls before it.
-  for (const auto& rules : rule_programs(ir, target)) {
-    auto program = lower_rule_program(rules, target);
-    if (!program) return program.takeError();
-    programs.push_back(std::move(*program));
-  }
+  for (const bool fallback : {false, true})
+    for (const auto& rules : rule_programs(ir, target, fallback)) {
+      using aasm::plan::FilterMode;
+      auto program = lower_rule_program(rules, target, fallback ? FilterMode::kFallback : FilterMode::kRules);
+      if (!program) return program.takeError();
+      programs.push_back(std::move(*program));
+    }
   auto main = lower_main_program(ir, target);
   if (!main) return main.takeError();
   programs.push_back(std::move(*main));

@@ -33,6 +33,9 @@ bool is_x86_64(const Target& target) { return std::string_view(target.name) == "
 //   far:  ld arch; jeq ARCH (jt +1); ret KILL; ld nr;                          (aarch64)
 //         ld arch; jeq ARCH (jf +3); ld nr; jge 0x40000000 (jf +2);
 //         jeq -1 (jt +1); ret KILL; ld nr.                                     (x86_64)
+//   mixed (x86_64, the end's `ret` reachable from the x32 check only):
+//         ld arch; jeq ARCH (jt +1); ret KILL; ld nr; jge 0x40000000 (jf +1);
+//         jeq -1 (jf: bad-arch); ld nr.
 std::optional<size_t> libseccomp_header_length(const std::vector<BpfInstruction>& p, const Target& target) {
   auto is = [&](size_t i, const BpfInstruction& want, bool any_jf = false) {
     return i < p.size() && p[i].code == want.code && p[i].k == want.k && p[i].jt == want.jt &&
@@ -48,6 +51,9 @@ std::optional<size_t> libseccomp_header_length(const std::vector<BpfInstruction>
   if (is(1, jump(BPF_JEQ, target.audit_arch, 0, 0), true) && is(2, load(kNrOffset)) &&
       is(3, jump(BPF_JGE, kX32Bit, 0, 1)) && is(4, jump(BPF_JEQ, 0xffffffff, 0, 0), true) && is(5, load(kNrOffset)))
     return 6;
+  if (is(1, jump(BPF_JEQ, target.audit_arch, 1, 0)) && is(2, kill) && is(3, load(kNrOffset)) &&
+      is(4, jump(BPF_JGE, kX32Bit, 0, 1)) && is(5, jump(BPF_JEQ, 0xffffffff, 0, 0), true) && is(6, load(kNrOffset)))
+    return 7;
   if (is(1, jump(BPF_JEQ, target.audit_arch, 0, 3)) && is(2, load(kNrOffset)) &&
       is(3, jump(BPF_JGE, kX32Bit, 0, 2)) && is(4, jump(BPF_JEQ, 0xffffffff, 1, 0)) && is(5, kill) &&
       is(6, load(kNrOffset)))

@@ -17,7 +17,7 @@ using namespace aasm::plan;
 std::string describe_landlock_rights(uint64_t rights) {
   static const char* const kNames[] = {"execute",   "write_file", "read_file",  "read_dir",   "remove_dir", "remove_file",
                                        "make_char", "make_dir",   "make_reg",   "make_sock",  "make_fifo",  "make_block",
-                                       "make_sym",  "refer",      "truncate",   "ioctl_dev"};
+                                       "make_sym",  "refer",      "truncate",   "ioctl_dev",  "resolve_unix"};
   std::string out;
   for (size_t bit = 0; bit < 64; ++bit) {
     if (!(rights & (1ull << bit))) continue;
@@ -68,7 +68,8 @@ std::string describe_plan(const Plan& plan, const aasm::Sha256Digest& digest, bo
                   ? std::string(control.net ? "ABI " + std::to_string(control.min_abi) + ", host names not enforceable"
                                             : "not enforceable (host names)")
                   : "ABI " + std::to_string(control.min_abi))
-          << (control.flags & kControlDegradable ? ", may degrade" : ", required") << "\n";
+          << (control.flags & kControlDegradable ? ", may degrade" : ", required")
+          << (control.flags & kControlSeccompFallback ? ", seccomp fallback" : "") << "\n";
   } else {
     out << "landlock: none (filesystem unconstrained)\n";
   }
@@ -108,6 +109,8 @@ std::string describe_plan(const Plan& plan, const aasm::Sha256Digest& digest, bo
     out << "seccomp " << audit_arch_name(program.audit_arch) << ": ";
     if (program.mode == FilterMode::kRules)
       out << "rules, each rule's action where it matches, else allow";
+    else if (program.mode == FilterMode::kFallback)
+      out << "fallback rules, installed only where a control with a seccomp fallback degrades";
     else
       out << (program.mode == FilterMode::kAllowlist ? "allowlist" : "denylist") << ", default "
           << describe_seccomp_action(program.default_action);

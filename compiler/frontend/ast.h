@@ -108,9 +108,18 @@ struct NetworkNode {
   std::optional<NetworkRule> outbound, bind;
 };
 
+// `unix_sockets: deny`, or `{allow: [paths]}`: the pathname unix sockets
+// the command may connect or send to.
+struct UnixSocketsNode {
+  bool deny = false;
+  std::vector<PathEntry> allow;  // when !deny
+  SourceRef source;
+};
+
 struct IpcNode {
   std::optional<Located<bool>> abstract_unix_sockets_denied;
   std::optional<Located<bool>> signals_denied;
+  std::optional<UnixSocketsNode> unix_sockets;
 };
 
 struct ResourcesNode {

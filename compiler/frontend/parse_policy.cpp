@@ -349,13 +349,35 @@ class DocumentParser {
     if (!expect(node, Kind::kMap, "spec.ipc")) return std::nullopt;
     IpcNode ipc;
     static const llvm::StringRef kSettings[] = {"allow", "deny"};
-    for_each_key(node, {"abstract_unix_sockets", "signals"}, "spec.ipc", [&](const std::string& key, const YamlNode& value) {
+    for_each_key(node, {"abstract_unix_sockets", "signals", "unix_sockets"}, "spec.ipc",
+                 [&](const std::string& key, const YamlNode& value) {
+      if (key == "unix_sockets") {
+        ipc.unix_sockets = parse_unix_sockets(value);
+        return;
+      }
       auto index = choice(value, "spec.ipc." + key, kSettings);
       if (!index) return;
       Located<bool> denied{*index == 1, ref(value)};
       (key == "signals" ? ipc.signals_denied : ipc.abstract_unix_sockets_denied) = denied;
     });
     return ipc;
+  }
+
+  // `deny`, or `{allow: [paths]}` (paths as in filesystem allow-lists).
+  std::optional<UnixSocketsNode> parse_unix_sockets(const YamlNode& node) {
+    const std::string where = "spec.ipc.unix_sockets";
+    if (node.kind == Kind::kScalar) {
+      static const llvm::StringRef kDeny[] = {"deny"};
+      if (!choice(node, where, kDeny)) return std::nullopt;
+      return UnixSocketsNode{true, {}, ref(node)};
+    }
+    if (node.kind != Kind::kMap) {
+      error_at(node, where + " must be 'deny' or a mapping {allow: [paths]}, not " + node.kind_name(), diag::kWrongType);
+      return std::nullopt;
+    }
+    auto list = parse_allow_list(node, where);
+    if (!list) return std::nullopt;
+    return UnixSocketsNode{false, std::move(list->allow), list->source};
   }
 
   std::optional<SyscallsNode> parse_syscalls(const YamlNode& node) {

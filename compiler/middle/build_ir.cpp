@@ -7,7 +7,7 @@ namespace {
 
 bool requests_nothing(const PolicyIR& ir) {
   return ir.capabilities_denied.empty() && ir.filesystem.empty() && !ir.network.outbound && !ir.network.bind &&
-         !ir.ipc.abstract_unix_sockets_denied && ir.ipc.signals_denied->from.document < 0 && !ir.syscalls && ir.resources.empty() &&
+         !ir.ipc.abstract_unix_sockets_denied && ir.ipc.signals_denied->from.document < 0 && !ir.ipc.unix_sockets && !ir.syscalls && ir.resources.empty() &&
          ir.environment.empty() && ir.isolation.namespaces.empty() && !ir.isolation.linux_capabilities;
 }
 

@@ -141,6 +141,17 @@ const NamedConstant kConstants[] = {
     B("SO_RCVBUFFORCE", 33),
     B("SO_MARK", 36),
     B("SO_ATTACH_BPF", 50),
+    // send flags: linux/socket.h.
+    B("MSG_OOB", 0x1),
+    B("MSG_PEEK", 0x2),
+    B("MSG_DONTWAIT", 0x40),
+    B("MSG_NOSIGNAL", 0x4000),
+    B("MSG_FASTOPEN", 0x20000000),
+    // TCP options: linux/tcp.h.
+    B("TCP_NODELAY", 1),
+    B("TCP_REPAIR", 19),
+    B("TCP_FASTOPEN", 23),
+    B("TCP_FASTOPEN_CONNECT", 30),
     // clone/unshare flags: linux/sched.h. CLONE_CLEAR_SIGHAND and CLONE_INTO_CGROUP are clone3-only (above 32 bits).
     B("CSIGNAL", 0xff),
     B("CLONE_NEWTIME", 0x80),

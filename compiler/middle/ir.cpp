@@ -33,6 +33,7 @@ class Printer {
     network("network.bind", ir_.network.bind);
     flag("ipc.abstract_unix_sockets", ir_.ipc.abstract_unix_sockets_denied);
     flag("ipc.signals", ir_.ipc.signals_denied);
+    unix_sockets();
     syscalls();
     resources();
     environment();
@@ -99,6 +100,16 @@ class Printer {
     const bool by_default = value->from.document < 0;  // a safe default no document wrote
     line(std::string(name) + ": " + (value->value ? if_true : if_false) + (by_default ? " (default)" : ""), value->from,
          value->narrowed);
+  }
+
+  void unix_sockets() {
+    if (!ir_.ipc.unix_sockets) return;
+    const UnixSocketsIR& u = *ir_.ipc.unix_sockets;
+    if (u.deny) {
+      line(std::string("ipc.unix_sockets: deny") + (u.implied ? " (default: the filesystem is confined)" : ""), u.from);
+      return;
+    }
+    verb("ipc.unix_sockets", u.allow);
   }
 
   void syscalls() {

@@ -71,8 +71,22 @@ struct NetworkIR {
   std::optional<NetworkRuleIR> outbound, bind;
 };
 
+// Pathname unix sockets. `deny` wins the merge; allow-lists intersect like
+// filesystem ones. Absent from every document, it defaults to deny when the
+// filesystem is confined (implied): Landlock up to ABI 8 has no right for
+// connecting to a socket file, so the filesystem rules do not cover it.
+struct UnixSocketsIR {
+  bool deny = false;
+  std::optional<std::vector<PathGrant>> allow;  // when !deny
+  bool implied = false;                         // the default, not written
+  SourceRef from;                               // the setting that decided deny
+  // An allow-list with `/` needs no mechanism at all.
+  bool unrestricted() const;
+};
+
 struct IpcIR {
   std::optional<Effective<bool>> abstract_unix_sockets_denied, signals_denied;
+  std::optional<UnixSocketsIR> unix_sockets;
 };
 
 struct SyscallRuleIR {
@@ -85,6 +99,9 @@ struct SyscallRuleIR {
   // argument widths differ by architecture). Absent `when`: always true.
   std::map<std::string, NormalizedCondition> normalized;
   std::string safe_default;  // the deny set of a safe default this rule carries; empty for the policy's rules
+  // Installed only where a Landlock control with a seccomp fallback
+  // degrades (plan FilterMode::kFallback).
+  bool fallback = false;
 };
 
 struct SyscallEntryIR {

@@ -206,6 +206,30 @@ IsolationIR merge_isolation(const std::vector<const PolicyDocument*>& docs) {
   return out;
 }
 
+// `deny` wins; allow-lists intersect over subtrees, as filesystem ones do.
+std::optional<UnixSocketsIR> merge_unix_sockets(const std::vector<const PolicyDocument*>& docs) {
+  const auto node = [](const PolicyDocument& doc) -> const UnixSocketsNode* {
+    return doc.ipc && doc.ipc->unix_sockets ? &*doc.ipc->unix_sockets : nullptr;
+  };
+  std::optional<UnixSocketsIR> merged;
+  for (const PolicyDocument* doc : docs)
+    if (const UnixSocketsNode* n = node(*doc); n && n->deny && !merged)
+      merged = UnixSocketsIR{true, std::nullopt, false, n->source};
+  if (merged) return merged;
+  auto allow = merge_paths(docs, [&](const PolicyDocument& doc) -> const std::vector<PathEntry>* {
+    const UnixSocketsNode* n = node(doc);
+    return n ? &n->allow : nullptr;
+  });
+  if (!allow) return std::nullopt;
+  return UnixSocketsIR{false, std::move(allow), false, {}};
+}
+
+// The default of an absent ipc.unix_sockets: deny when the filesystem is
+// confined (the filesystem rules do not stop connect() to a socket file).
+void default_unix_sockets(PolicyIR& ir) {
+  if (!ir.ipc.unix_sockets && !ir.filesystem.empty()) ir.ipc.unix_sockets = UnixSocketsIR{true, std::nullopt, true, {}};
+}
+
 // A denied domain outranks every allow-list of that domain.
 void apply_capability_denials(PolicyIR& ir) {
   for (const auto& [domain, source] : ir.capabilities_denied) {
@@ -222,6 +246,7 @@ void apply_capability_denials(PolicyIR& ir) {
       case Domain::kNetworkOutbound: deny_network(ir.network.outbound); break;
       case Domain::kNetworkBind: deny_network(ir.network.bind); break;
       case Domain::kIpc:
+        ir.ipc.unix_sockets = UnixSocketsIR{true, std::nullopt, false, source};
         ir.ipc.abstract_unix_sockets_denied = Effective<bool>{true, source, {}};
         ir.ipc.signals_denied = Effective<bool>{true, source, {}};
         break;
@@ -238,6 +263,12 @@ void apply_capability_denials(PolicyIR& ir) {
 }
 
 }  // namespace
+
+bool UnixSocketsIR::unrestricted() const {
+  return !deny && allow && std::any_of(allow->begin(), allow->end(), [](const PathGrant& g) {
+    return g.path.base == aasm::plan::PathBase::kAbsolute && g.path.rest == "/";
+  });
+}
 
 bool ResourcesIR::empty() const {
   return !memory && !swap && !pids && !cpu_millicores && !wall_clock_seconds && !stdout_bytes && !stderr_bytes &&
@@ -345,10 +376,12 @@ PolicyIR merge_cascade(const std::vector<PolicyDocument>& documents, Diagnostics
     meet_flag(ir.ipc.abstract_unix_sockets_denied, doc->ipc->abstract_unix_sockets_denied);
     meet_flag(ir.ipc.signals_denied, doc->ipc->signals_denied);
   }
+  ir.ipc.unix_sockets = merge_unix_sockets(docs);
   ir.resources = merge_resources(docs);
   ir.environment = merge_environment(docs, diags);
   ir.isolation = merge_isolation(docs);
   apply_capability_denials(ir);
+  default_unix_sockets(ir);
   // A safe default of every plan (policy.md): the command never signals
   // outside its own tree, so it cannot stop or kill its supervisor and
   // janitor, nor, as root without capabilities, every root process of the

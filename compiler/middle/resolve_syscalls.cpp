@@ -481,35 +481,106 @@ std::optional<SyscallIR> resolve_syscalls(const std::vector<PolicyDocument>& doc
   return ir;
 }
 
-// Landlock covers TCP only. A policy that constrains outbound traffic must
-// also stop the sockets Landlock does not see: datagram (unless `udp` is
-// listed), raw, SCTP and MPTCP streams, netlink and packet sockets.
-// socket() fails with EACCES, as Landlock's own refusals do.
-void add_socket_rules(PolicyIR& ir, const std::vector<Target>& targets, Diagnostics& diags) {
-  const std::optional<NetworkRuleIR>& outbound = ir.network.outbound;
-  if (!outbound || (!outbound->none && !outbound->tcp_ports)) return;
-  const bool udp = !outbound->none && outbound->udp.has_value();
-  // Stream sockets of another protocol than TCP: SCTP (132) and MPTCP (262),
-  // the two the kernel offers as SOCK_STREAM over IP.
-  std::vector<std::string> conditions = {
-      "domain in {AF_NETLINK, AF_PACKET}",
-      "domain in {AF_INET, AF_INET6} && protocol in {132, 262}",
-  };
-  if (udp)
-    conditions.push_back("domain in {AF_INET, AF_INET6} && (type & 15 == SOCK_RAW || type & 15 == SOCK_RDM || "
-                         "type & 15 == SOCK_SEQPACKET || type & 15 == SOCK_DCCP || type & 15 == SOCK_PACKET)");
-  else
-    conditions.push_back("domain in {AF_INET, AF_INET6} && type & 15 != SOCK_STREAM");
+namespace {
+
+struct SocketRule {
+  const char* syscall;
+  std::string when;
+};
+
+// Each rule answers EACCES, as Landlock's own refusals do. `fallback` rules
+// go to the programs the launcher installs only where a Landlock control
+// with a seccomp fallback degrades.
+void add_eacces_rules(PolicyIR& ir, const std::vector<SocketRule>& rules, const SourceRef& from, bool fallback,
+                      const std::vector<Target>& targets, Diagnostics& diags) {
+  if (rules.empty()) return;
   SyscallIR& syscalls = syscalls_or_empty_denylist(ir);
   const size_t first = syscalls.rules.size();
-  for (const std::string& text : conditions) {
+  for (const SocketRule& rule : rules) {
     ConditionError error;
-    std::optional<ConditionExpr> when = parse_condition(text, error);
+    std::optional<ConditionExpr> when = parse_condition(rule.when, error);
     assert(when && "the socket rules parse");
-    syscalls.rules.push_back({"socket", Located<std::string>{text, outbound->from}, std::move(when),
-                              Action{Action::Kind::kErrno, EACCES}, outbound->from, {}, {}});
+    syscalls.rules.push_back({rule.syscall, Located<std::string>{rule.when, from}, std::move(when),
+                              Action{Action::Kind::kErrno, EACCES}, from, {}, {}, fallback});
   }
   normalize_rules(std::span(syscalls.rules).subspan(first), targets, diags);
+}
+
+// Landlock covers TCP connect() and bind() only. A policy that constrains
+// outbound TCP must also stop what Landlock does not see:
+// - socket families: only AF_UNIX, AF_INET and AF_INET6, and no inet family
+//   at all under outbound and bind `none` (nothing inet is left to do);
+// - inet sockets other than TCP: datagram (unless `udp` is listed), raw, and
+//   every stream protocol but TCP (SCTP, MPTCP, SMC: Landlock's hooks check
+//   sk_is_tcp() and let them pass);
+// - TCP Fast Open: sendto/sendmsg/sendmmsg with MSG_FASTOPEN open the
+//   connection in tcp_sendmsg_fastopen() without the connect hook;
+//   TCP_FASTOPEN_CONNECT defers the SYN to the first write (connect() is still
+//   checked, refused for defence in depth) and TCP_REPAIR makes connect() skip
+//   the handshake (CAP_NET_ADMIN only; refused all the same).
+std::vector<SocketRule> outbound_rules(const NetworkIR& network) {
+  const NetworkRuleIR& outbound = *network.outbound;
+  const bool udp = !outbound.none && outbound.udp.has_value();
+  const bool no_inet = outbound.none && network.bind && network.bind->none;
+  // libseccomp compares an argument once per rule, so "not in {...}" is
+  // written as the values around the allowed ones (a negative int is a
+  // large unsigned 32-bit value).
+  std::vector<SocketRule> rules = {
+      {"socket", "domain == AF_UNSPEC || domain in {3, 4, 5, 6, 7, 8, 9} || domain > AF_INET6"},
+      {"socketpair", "domain != AF_UNIX"},
+      {"sendto", "flags & MSG_FASTOPEN"},
+      {"sendmsg", "flags & MSG_FASTOPEN"},
+      {"sendmmsg", "flags & MSG_FASTOPEN"},
+      {"setsockopt", "level == IPPROTO_TCP && optname in {TCP_FASTOPEN_CONNECT, TCP_REPAIR}"},
+  };
+  if (no_inet)
+    rules.push_back({"socket", "domain in {AF_INET, AF_INET6}"});
+  else if (udp)  // every type the kernel defines but stream and datagram
+    rules.push_back({"socket", "domain in {AF_INET, AF_INET6} && (type & 15 == SOCK_RAW || type & 15 == SOCK_RDM || "
+                               "type & 15 == SOCK_SEQPACKET || type & 15 == SOCK_DCCP || type & 15 == SOCK_PACKET)"});
+  else
+    rules.push_back({"socket", "domain in {AF_INET, AF_INET6} && type & 15 != SOCK_STREAM"});
+  if (!no_inet)  // a stream of any protocol but TCP (0 is TCP's default)
+    rules.push_back({"socket", "domain in {AF_INET, AF_INET6} && type & 15 == SOCK_STREAM && "
+                               "(protocol in {1, 2, 3, 4, 5} || protocol > IPPROTO_TCP)"});
+  return rules;
+}
+
+// `type & 15 == A || type & 15 == B ...`: the condition language has no set
+// test on a masked value.
+std::string any_masked_type(std::initializer_list<int> types) {
+  std::string out;
+  for (int type : types) out += (out.empty() ? "" : " || ") + std::string("type & 15 == ") + std::to_string(type);
+  return out;
+}
+
+// ipc.unix_sockets `deny` without Landlock's RESOLVE_UNIX: no unix socket
+// can be created, so none can connect or send to a path. socketpair()
+// stays for stream and seqpacket pairs (libuv, Python and shells use them):
+// a stream socket refuses a destination address (unix_stream_sendmsg:
+// EISCONN/EOPNOTSUPP) and seqpacket ignores it, while a datagram socket
+// honours one even when connected (unix_dgram_sendmsg), so a datagram pair
+// (SOCK_RAW is a datagram socket for AF_UNIX) could still reach /dev/log or
+// any datagram socket by path. Every type but stream and seqpacket is refused.
+std::vector<SocketRule> unix_socket_rules() {
+  return {{"socket", "domain == AF_UNIX"},
+          {"socketpair", "domain == AF_UNIX && (" + any_masked_type({0, 2, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}) + ")"}};
+}
+
+}  // namespace
+
+void add_socket_rules(PolicyIR& ir, const std::vector<Target>& targets, Diagnostics& diags) {
+  const std::optional<NetworkRuleIR>& outbound = ir.network.outbound;
+  if (outbound && (outbound->none || outbound->tcp_ports))
+    add_eacces_rules(ir, outbound_rules(ir.network), outbound->from, false, targets, diags);
+  const std::optional<UnixSocketsIR>& sockets = ir.ipc.unix_sockets;
+  if (!sockets || sockets->unrestricted()) return;
+  // An allow-list needs Landlock's RESOLVE_UNIX; where the host lacks it and
+  // ipc may degrade, these rules stand in (stricter); without degraded the
+  // launch is refused, so no fallback is needed.
+  const bool fallback = !sockets->deny;
+  if (fallback && !ir.degraded_allowed(Domain::kIpc)) return;
+  add_eacces_rules(ir, unix_socket_rules(), sockets->from, fallback, targets, diags);
 }
 
 }  // namespace aasmc

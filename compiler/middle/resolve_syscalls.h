@@ -15,9 +15,10 @@ std::optional<SyscallIR> resolve_syscalls(const std::vector<PolicyDocument>& doc
                                           const std::map<Domain, SourceRef>& capabilities_denied,
                                           const std::vector<Target>& targets, Diagnostics& diags);
 
-// The seccomp side of network.outbound: socket() rules for what Landlock's
-// TCP controls do not cover. Creates a denylist when the policy has no
-// syscalls node.
+// The seccomp side of network.outbound (rules for what Landlock's TCP
+// controls do not cover) and of ipc.unix_sockets (refusing unix socket
+// creation where Landlock cannot scope it). Creates a denylist when the
+// policy has no syscalls node.
 void add_socket_rules(PolicyIR& ir, const std::vector<Target>& targets, Diagnostics& diags);
 
 // The safe defaults every plan carries (policy.md "Safe defaults every plan

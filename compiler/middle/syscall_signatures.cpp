@@ -91,6 +91,7 @@ const SyscallSignature kSignatures[] = {
     {"sendto", N, 6, {A("fd", N, kS32), A("buf", "buff", kPtr), A("len", N, kU64), A("flags", N, kU32), A("dest_addr", "addr", kPtr), A("addrlen", "addr_len", kS32)}, N},
     {"recvfrom", N, 6, {A("fd", N, kS32), A("buf", "ubuf", kPtr), A("len", "size", kU64), A("flags", N, kU32), A("src_addr", "addr", kPtr), A("addrlen", "addr_len", kPtr)}, N},
     {"sendmsg", N, 3, {A("fd", N, kS32), A("msg", N, kPtr), A("flags", N, kU32)}, N},
+    {"sendmmsg", N, 4, {A("fd", N, kS32), A("msgvec", "mmsg", kPtr), A("vlen", N, kU32), A("flags", N, kU32)}, N},
     {"recvmsg", N, 3, {A("fd", N, kS32), A("msg", N, kPtr), A("flags", N, kU32)}, N},
     {"mount", N, 5, {A("source", "dev_name", kPtr), A("target", "dir_name", kPtr), A("filesystemtype", "type", kPtr), A("mountflags", "flags", kU64), A("data", N, kPtr)}, N},  // fs/namespace.c
     {"umount2", N, 2, {A("target", "name", kPtr), A("flags", N, kS32)}, N},  // fs/namespace.c (SYSCALL_DEFINE2(umount, ...))

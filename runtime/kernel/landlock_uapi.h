@@ -1,5 +1,5 @@
-// Landlock UAPI, ABI 1 through 7. Debian 12's <linux/landlock.h> stops at
-// ABI 2 while the kernels we run on speak 7; the kernel ABI is stable, so the
+// Landlock UAPI, ABI 1 through 9. Debian 12's <linux/landlock.h> stops at
+// ABI 2 while the kernels we run on speak 7 and newer; the kernel ABI is stable, so the
 // structs and bits are defined here instead of taken from the host headers.
 #pragma once
 
@@ -50,10 +50,15 @@ inline constexpr uint64_t kMakeSym = 1ull << 12;
 inline constexpr uint64_t kRefer = 1ull << 13;     // ABI 2
 inline constexpr uint64_t kTruncate = 1ull << 14;  // ABI 3
 inline constexpr uint64_t kIoctlDev = 1ull << 15;  // ABI 5
+// connect()/sendmsg() to a pathname unix socket: ABI 9 (Linux 7.1), upstream
+// "landlock: Control pathname UNIX domain socket resolution by path"
+// (Günther Noack, merged 2026-04-07). ABI 8 (Linux 7.0) added only
+// LANDLOCK_RESTRICT_SELF_TSYNC.
+inline constexpr uint64_t kResolveUnix = 1ull << 16;
 
 // Rights that apply to a file itself; the kernel rejects directory-only
 // rights on a rule whose path is not a directory (EINVAL).
-inline constexpr uint64_t kFileRights = kExecute | kWriteFile | kReadFile | kTruncate | kIoctlDev;
+inline constexpr uint64_t kFileRights = kExecute | kWriteFile | kReadFile | kTruncate | kIoctlDev | kResolveUnix;
 }  // namespace fs
 
 namespace net {
@@ -66,6 +71,9 @@ inline constexpr uint64_t kAbstractUnixSocket = 1ull << 0;  // ABI 6
 inline constexpr uint64_t kSignal = 1ull << 1;              // ABI 6
 }  // namespace scope
 
+// The newest ABI this table describes.
+inline constexpr int kLatestAbi = 9;
+
 // Every filesystem right a kernel of the given ABI understands.
 constexpr uint64_t fs_rights_for_abi(int abi) {
   if (abi < 1) return 0;
@@ -73,6 +81,7 @@ constexpr uint64_t fs_rights_for_abi(int abi) {
   if (abi >= 2) rights |= fs::kRefer;
   if (abi >= 3) rights |= fs::kTruncate;
   if (abi >= 5) rights |= fs::kIoctlDev;
+  if (abi >= 9) rights |= fs::kResolveUnix;
   return rights;
 }
 
@@ -82,11 +91,10 @@ constexpr uint64_t scopes_for_abi(int abi) { return abi >= 6 ? scope::kAbstractU
 
 // The lowest ABI that understands all of the given rights and scopes.
 constexpr uint32_t abi_floor(uint64_t fs, uint64_t net, uint64_t scoped) {
-  constexpr int kNewest = 7;
-  for (int abi = 1; abi < kNewest; ++abi)
+  for (int abi = 1; abi < kLatestAbi; ++abi)
     if (!(fs & ~fs_rights_for_abi(abi)) && !(net & ~net_rights_for_abi(abi)) && !(scoped & ~scopes_for_abi(abi)))
       return uint32_t(abi);
-  return kNewest;
+  return kLatestAbi;
 }
 
 }  // namespace aasm::landlock

@@ -51,6 +51,11 @@ inline constexpr uint16_t kControlDegradable = 1u << 0;
 // Requested but beyond any kernel mechanism (network.outbound.hosts): the plan
 // exists only because the policy let the domain degrade, and says so.
 inline constexpr uint16_t kControlNotEnforceable = 1u << 1;
+// Where the host lacks some of the control's rights, the plan's fallback
+// seccomp programs (FilterMode::kFallback) stand in for them, stricter than
+// the control: ipc.unix_sockets' allow-list becomes "every pathname socket
+// refused". Only with kControlDegradable.
+inline constexpr uint16_t kControlSeccompFallback = 1u << 2;
 
 struct LandlockControl {
   ControlDomain domain = ControlDomain::kFileRead;
@@ -86,7 +91,11 @@ struct BpfInstruction {
 // kRules: a filter stacked after the main one, returning one action for the
 // calls its rules match and allow for everything else; the kernel keeps the
 // strictest answer of all filters, which is how overlapping rules resolve.
-enum class FilterMode : uint32_t { kAllowlist = 1, kDenylist = 2, kRules = 3 };
+// kFallback: a rules program the launcher installs only when a control
+// flagged kControlSeccompFallback is not enforced in full on the host.
+enum class FilterMode : uint32_t { kAllowlist = 1, kDenylist = 2, kRules = 3, kFallback = 4 };
+// Rule and fallback programs come before the main program of their architecture.
+inline bool is_rules_program(FilterMode mode) { return mode == FilterMode::kRules || mode == FilterMode::kFallback; }
 
 struct SeccompProgram {
   uint32_t audit_arch = 0;

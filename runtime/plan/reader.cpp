@@ -194,9 +194,12 @@ Status decode_controls(ByteReader& r, LandlockRuleset& ruleset) {
     const std::string where = "landlock control " + std::to_string(i);
     if (domain > uint16_t(ControlDomain::kIpc)) return fault(where + " has an unknown domain");
     control.domain = ControlDomain(domain);
-    if (control.flags & ~(kControlDegradable | kControlNotEnforceable)) return fault(where + " has undefined flag bits");
+    if (control.flags & ~(kControlDegradable | kControlNotEnforceable | kControlSeccompFallback))
+      return fault(where + " has undefined flag bits");
     if ((control.flags & kControlNotEnforceable) && !(control.flags & kControlDegradable))
       return fault(where + " is not enforceable and not degradable");
+    if ((control.flags & kControlSeccompFallback) && !(control.flags & kControlDegradable))
+      return fault(where + " has a seccomp fallback but is not degradable");
     if (control.min_abi == 0) return fault(where + " has ABI floor 0");
     if ((control.fs & ~ruleset.handled_fs) || (control.net & ~ruleset.handled_net) || (control.scoped & ~ruleset.scoped))
       return fault(where + " claims rights the ruleset does not handle");
@@ -258,7 +261,7 @@ Status decode_program(ByteReader& r, Plan& plan) {
   program.default_action = r.u32();
   const uint32_t count = r.u32();
   if (!r.ok()) return truncated("seccomp-program");
-  if (mode < uint32_t(FilterMode::kAllowlist) || mode > uint32_t(FilterMode::kRules))
+  if (mode < uint32_t(FilterMode::kAllowlist) || mode > uint32_t(FilterMode::kFallback))
     return fault("seccomp program has an unknown filter mode " + std::to_string(mode));
   program.mode = FilterMode(mode);
   if (count == 0 || count > kMaxBpfInstructions)
@@ -271,7 +274,7 @@ Status decode_program(ByteReader& r, Plan& plan) {
     const SeccompProgram& previous = plan.seccomp.back();
     if (previous.audit_arch > program.audit_arch)
       return fault(std::string("seccomp program for ") + audit_arch_name(program.audit_arch) + " is out of order");
-    if (previous.audit_arch == program.audit_arch && previous.mode != FilterMode::kRules)
+    if (previous.audit_arch == program.audit_arch && !is_rules_program(previous.mode))
       return fault(std::string("seccomp programs for ") + audit_arch_name(program.audit_arch) +
                    " continue after their main program, which must come last");
   }
@@ -400,7 +403,7 @@ Sha256Digest plan_digest(std::span<const uint8_t> bytes) {
 
 const SeccompProgram* find_program(const Plan& plan, uint32_t audit_arch) {
   for (const SeccompProgram& program : plan.seccomp)
-    if (program.audit_arch == audit_arch && program.mode != FilterMode::kRules) return &program;
+    if (program.audit_arch == audit_arch && !is_rules_program(program.mode)) return &program;
   return nullptr;
 }
 
@@ -455,7 +458,7 @@ Result<Plan> decode_plan(std::span<const uint8_t> bytes) {
   if (!seen_meta) return fault("no meta section");
   for (size_t i = 0; i < plan.seccomp.size(); ++i) {
     const bool last_of_arch = i + 1 == plan.seccomp.size() || plan.seccomp[i + 1].audit_arch != plan.seccomp[i].audit_arch;
-    if (last_of_arch && plan.seccomp[i].mode == FilterMode::kRules)
+    if (last_of_arch && is_rules_program(plan.seccomp[i].mode))
       return fault(std::string("the seccomp programs for ") + audit_arch_name(plan.seccomp[i].audit_arch) +
                    " have no main program");
   }

@@ -35,8 +35,15 @@ std::string control_rights_text(const plan::LandlockControl& c) {
 }
 
 const char* kernel_for_landlock_abi(uint32_t abi) {
-  static const char* const kReleases[] = {"", "5.13", "5.19", "6.2", "6.7", "6.10", "6.12", "6.15"};
+  static const char* const kReleases[] = {"", "5.13", "5.19", "6.2", "6.7", "6.10", "6.12", "6.15", "7.0", "7.1"};
+  static_assert(std::size(kReleases) == landlock::kLatestAbi + 1);
   return abi < std::size(kReleases) ? kReleases[abi] : "a newer kernel";
+}
+
+bool LandlockNegotiation::needs_seccomp_fallback() const {
+  for (const ControlOutcome& c : controls)
+    if ((c.control.flags & plan::kControlSeccompFallback) && c.level != ControlLevel::kEnforced) return true;
+  return false;
 }
 
 bool LandlockNegotiation::refused() const {
@@ -73,7 +80,12 @@ LandlockNegotiation negotiate_landlock(const plan::LandlockRuleset& ruleset, con
       const std::string need = "needs Landlock ABI " + std::to_string(control.min_abi) + ", " + host + "; Linux " +
                                kernel_for_landlock_abi(control.min_abi) + " or later provides it" +
                                (abi == 0 ? " (with CONFIG_SECURITY_LANDLOCK=y and landlock in the lsm= list)" : "");
-      if (control.flags & plan::kControlDegradable) {
+      if (control.flags & plan::kControlSeccompFallback) {
+        // Stricter, not looser: the fallback refuses what the rights would have allowed.
+        outcome.level = ControlLevel::kPartial;
+        outcome.why = need + "; isolation.degraded permits running with less: the unix socket allow-list is not "
+                             "enforced, every pathname socket is refused instead (seccomp fallback)";
+      } else if (control.flags & plan::kControlDegradable) {
         outcome.level = any_known ? ControlLevel::kPartial : ControlLevel::kNotEnforced;
         outcome.why = need + "; isolation.degraded permits running with less";
       } else {

@@ -27,6 +27,9 @@ struct LandlockNegotiation {
   bool applies = false;             // false: nothing left to apply (no Landlock, all degraded away)
   bool refused() const;
   std::string refusal() const;      // the first refused control's message
+  // A control whose missing rights the plan's fallback seccomp programs
+  // (FilterMode::kFallback) stand in for: install them.
+  bool needs_seccomp_fallback() const;
 };
 
 LandlockNegotiation negotiate_landlock(const plan::LandlockRuleset& ruleset, const landlock::AbiProbe& probe);

@@ -40,7 +40,7 @@ class RandomPolicy {
     if (coin()) doc.filesystem = filesystem(index);
     if (coin()) doc.syscalls = syscalls(index);
     if (coin()) doc.network = NetworkNode{maybe_rule(index, true), maybe_rule(index, false)};
-    if (coin()) doc.ipc = IpcNode{maybe_flag(index), maybe_flag(index)};
+    if (coin()) doc.ipc = IpcNode{maybe_flag(index), maybe_flag(index), std::nullopt};
     if (coin()) doc.resources = resources(index);
     if (coin()) doc.environment = EnvironmentNode{names(kEnv, index), std::nullopt};
     if (coin()) doc.isolation = IsolationNode{names(kNamespaces, index), maybe_names(kCaps, index), std::nullopt};

@@ -26,6 +26,7 @@
 #include <cstddef>
 #include <cstring>
 
+#include "fixtures.h"
 #include "harness.h"
 
 extern char** environ;
@@ -33,22 +34,6 @@ extern char** environ;
 using namespace aasm::ktest;
 
 namespace {
-
-// The filesystem node every plan here has: the probe's libraries and
-// binary (read and execute), plus the given trees.
-struct Fs {
-  std::vector<std::string> read, write, execute;
-  std::string yaml() const {
-    std::vector<std::string> r = {"/usr", "/etc", probe_dir()}, x = {"/usr", probe_dir()};
-    r.insert(r.end(), read.begin(), read.end());
-    x.insert(x.end(), execute.begin(), execute.end());
-    return "  filesystem:\n"
-           "    read: {allow: " + flow_list(r) + "}\n"
-           "    write: {allow: " + flow_list(write) + "}\n"
-           "    execute: {allow: " + flow_list(x) + "}\n";
-  }
-};
-
 
 // A seccomp-only plan (no Landlock): a denylist of @mount, which none of
 // the ops here uses, so the kernel answers every op itself.
@@ -78,72 +63,6 @@ struct Trees {
   std::string plan(const std::string& name = "trees") const { return compile_spec(dir, name, fs().yaml()); }
 };
 
-// A socket the test owns, closed at scope exit.
-class Socket {
- public:
-  explicit Socket(int fd) : fd_(fd) { REQUIRE_MESSAGE(fd_ >= 0, "socket: ", std::strerror(errno)); }
-  ~Socket() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Socket(Socket&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
-  Socket(const Socket&) = delete;
-  Socket& operator=(const Socket&) = delete;
-  int fd() const { return fd_; }
-  // Whether a connection (or datagram) is waiting, within `ms`.
-  bool readable(int ms = 0) const {
-    pollfd p{fd_, POLLIN, 0};
-    return ::poll(&p, 1, ms) == 1 && (p.revents & POLLIN);
-  }
-
- private:
-  int fd_;
-};
-
-sockaddr_in loopback(uint16_t port) {
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(port);
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  return a;
-}
-
-uint16_t local_port(const Socket& s) {
-  sockaddr_in a{};
-  socklen_t length = sizeof a;
-  REQUIRE(::getsockname(s.fd(), reinterpret_cast<sockaddr*>(&a), &length) == 0);
-  return ntohs(a.sin_port);
-}
-
-// A socket of `type` bound to 127.0.0.1 on a port the kernel chose.
-Socket bound_loopback(int type) {
-  Socket s(::socket(AF_INET, type | SOCK_CLOEXEC, 0));
-  const sockaddr_in a = loopback(0);
-  REQUIRE(::bind(s.fd(), reinterpret_cast<const sockaddr*>(&a), sizeof a) == 0);
-  return s;
-}
-
-// A TCP listener on 127.0.0.1.
-Socket tcp_listener() {
-  Socket s = bound_loopback(SOCK_STREAM);
-  REQUIRE(::listen(s.fd(), 4) == 0);
-  return s;
-}
-
-// Accepts the connection the probe made (it has exited; the connection
-// waits in the backlog). True when there was one.
-bool accept_one(const Socket& listener) {
-  if (!listener.readable(1000)) return false;
-  const int fd = ::accept4(listener.fd(), nullptr, nullptr, SOCK_CLOEXEC);
-  if (fd < 0) return false;
-  ::close(fd);
-  return true;
-}
-
-// A free TCP port on 127.0.0.1 (bound to port 0, then released).
-uint16_t free_tcp_port() {
-  Socket s = bound_loopback(SOCK_STREAM);
-  return local_port(s);
-}
 
 // An abstract unix stream socket this test listens on, named uniquely.
 struct AbstractListener {
@@ -161,11 +80,6 @@ struct AbstractListener {
   }
 };
 
-std::string tcp(uint16_t port) { return "tcp:" + std::to_string(port); }
-std::string str(uint16_t port) { return std::to_string(port); }
-
-// The base filesystem node and nothing else of the trees.
-Fs base_fs() { return Fs{}; }
 
 }  // namespace
 
@@ -346,16 +260,21 @@ TEST_CASE("landlock: ipc.signals: deny refuses signals to a process outside the 
   }
 }
 
+// A confined filesystem refuses unix socket creation unless the policy says
+// otherwise (ipc.unix_sockets); these tests need the socket to reach connect().
+constexpr const char* kUnixSockets = "    unix_sockets: {allow: [\"/\"]}\n";
+
 TEST_CASE("landlock: ipc.abstract_unix_sockets: deny refuses connecting to an abstract socket outside with EPERM") {
   TempDir dir;
   AbstractListener listener;
   const std::string plan =
-      compile_spec(dir, "abstract", base_fs().yaml() + "  ipc:\n    abstract_unix_sockets: deny\n");
+      compile_spec(dir, "abstract", base_fs().yaml() + "  ipc:\n    abstract_unix_sockets: deny\n" + kUnixSockets);
   CHECK_RUN(probe(plan, {"abstract-connect", listener.name}), 1, "EPERM\n");
   CHECK_FALSE(listener.socket.readable());
 
   SUBCASE("control: without the scope the probe connects and the test accepts") {
-    CHECK_RUN(probe(compile_spec(dir, "fs", base_fs().yaml()), {"abstract-connect", listener.name}), 0, "OK\n");
+    CHECK_RUN(probe(compile_spec(dir, "fs", base_fs().yaml() + "  ipc:\n" + kUnixSockets), {"abstract-connect", listener.name}),
+              0, "OK\n");
     CHECK(accept_one(listener.socket));
   }
 }

@@ -44,8 +44,11 @@ std::string plan(const TempDir& dir, const std::string& name, const std::string&
 }
 
 // Landlock only: the kernel answers every system call itself, but for the
-// safe defaults.
-std::string filesystem_only(const TempDir& dir) { return plan(dir, "filesystem-only", ""); }
+// safe defaults every plan carries (a confined filesystem also refuses unix
+// sockets by default; the opt-out keeps those rules out too).
+std::string filesystem_only(const TempDir& dir) {
+  return compile_spec(dir, "filesystem-only", filesystem_yaml() + "  ipc:\n    unix_sockets: {allow: [\"/\"]}\n");
+}
 
 // The probe run directly, as root, under no filter at all.
 Run unconfined_probe(const std::vector<std::string>& args) {

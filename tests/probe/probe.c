@@ -24,7 +24,10 @@
 // on 127.0.0.1 they listen on, abstract socket names they own and pids of
 // sentinel processes they started. `ptrace-attach-parent` detaches at once
 // when the attach succeeds. The network ops never address anything but
-// 127.0.0.1, so no op can send traffic off the machine.
+// 127.0.0.1, so no op can send traffic off the machine. The socket-family
+// ops (tests/kernel/attack_network_test.cpp) only create a socket and close
+// it; `unix-connect` connects to a socket file the test listens on in its
+// own temp dir.
 #define _GNU_SOURCE
 #include <errno.h>
 #include <dirent.h>
@@ -47,6 +50,7 @@
 #include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -421,18 +425,90 @@ static int op_netlink_socket(void) {
   return result(socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE));
 }
 
-// connect to the abstract unix stream socket "\0NAME".
-static int op_abstract_connect(const char* name) {
-  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+// `OK` when the peer's reply arrives on FD within 5 s (a peer that never
+// answers gives EAGAIN rather than a hung test), else the errno name.
+static int read_reply(int fd) {
+  struct timeval timeout = {5, 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+  char reply[16];
+  ssize_t n = recv(fd, reply, sizeof reply, 0);
+  return n > 0 ? ok() : fail(n < 0 ? errno : ECONNRESET);
+}
+
+// TCP Fast Open to 127.0.0.1:PORT: "ping" through sendto(MSG_FASTOPEN) on a
+// fresh socket (no connect()), then the peer's reply. `OK` when the reply
+// arrived.
+static int op_tcp_fastopen(const char* port) {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return fail(errno);
+  struct sockaddr_in address = loopback(port);
+  if (sendto(fd, "ping", 4, MSG_FASTOPEN, (struct sockaddr*)&address, sizeof address) < 0) return fail(errno);
+  return read_reply(fd);
+}
+
+// setsockopt(IPPROTO_TCP, TCP_FASTOPEN_CONNECT, 1) on a fresh TCP socket.
+static int op_tcp_fastopen_connect(void) {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return fail(errno);
+  int one = 1;
+  return result(setsockopt(fd, IPPROTO_TCP, 30 /* TCP_FASTOPEN_CONNECT */, &one, sizeof one));
+}
+
+// A socket of a family, created and closed: nothing is bound, connected or
+// sent. `packet` has protocol 0, so it receives nothing either.
+static int op_socket(const char* family) {
+  int domain, type, protocol = 0;
+  if (strcmp(family, "vsock") == 0) domain = AF_VSOCK, type = SOCK_STREAM;
+  else if (strcmp(family, "netlink") == 0) domain = AF_NETLINK, type = SOCK_RAW, protocol = NETLINK_ROUTE;
+  else if (strcmp(family, "packet") == 0) domain = AF_PACKET, type = SOCK_DGRAM;
+  else if (strcmp(family, "alg") == 0) domain = AF_ALG, type = SOCK_SEQPACKET;
+  else if (strcmp(family, "inet") == 0) domain = AF_INET, type = SOCK_STREAM;
+  else if (strcmp(family, "inet6") == 0) domain = AF_INET6, type = SOCK_STREAM;
+  else if (strcmp(family, "unix") == 0) domain = AF_UNIX, type = SOCK_STREAM;
+  else return usage();
+  return result(socket(domain, type | SOCK_CLOEXEC, protocol));
+}
+
+// socketpair(AF_UNIX, TYPE): stream, seqpacket or dgram.
+static int op_socketpair(const char* which) {
+  int type;
+  if (strcmp(which, "stream") == 0) type = SOCK_STREAM;
+  else if (strcmp(which, "seqpacket") == 0) type = SOCK_SEQPACKET;
+  else if (strcmp(which, "dgram") == 0) type = SOCK_DGRAM;
+  else return usage();
+  int fds[2];
+  return result(socketpair(AF_UNIX, type | SOCK_CLOEXEC, 0, fds));
+}
+
+// A unix stream socket connected to NAME: a path, or with `abstract` the
+// abstract name "\0NAME". The descriptor, or -1 with errno set (EINVAL
+// for a name too long).
+static int unix_stream_connect(const char* name, int abstract) {
   struct sockaddr_un address;
   memset(&address, 0, sizeof address);
   address.sun_family = AF_UNIX;
   size_t length = strlen(name);
-  if (length + 1 > sizeof address.sun_path) return usage();
-  memcpy(address.sun_path + 1, name, length);
-  return result(connect(fd, (struct sockaddr*)&address, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + length)));
+  if (length + 1 > sizeof address.sun_path) {
+    errno = EINVAL;
+    return -1;
+  }
+  memcpy(address.sun_path + (abstract ? 1 : 0), name, length);
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  socklen_t size = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + (abstract ? 1 : 0) + length);
+  return connect(fd, (struct sockaddr*)&address, size) == 0 ? fd : -1;
 }
+
+// connect to the pathname unix stream socket PATH and read its greeting:
+// `OK` when a byte arrived.
+static int op_unix_connect(const char* path) {
+  int fd = unix_stream_connect(path, 0);
+  if (fd < 0) return fail(errno);
+  return read_reply(fd);
+}
+
+// connect to the abstract unix stream socket "\0NAME".
+static int op_abstract_connect(const char* name) { return result(unix_stream_connect(name, 1)); }
 
 // --- Supervision ops (tests/kernel/supervision_test.cpp) ---
 //
@@ -688,6 +764,9 @@ static int usage(void) {
       "                | reopen-rw PATH | read-proc PID|parent FILE | ptrace-attach-parent | ptrace-attach PID\n"
       "                | tcp-connect PORT | tcp-bind PORT | udp-send PORT | netlink-socket\n"
       "                | abstract-connect NAME | kill PID SIGNAL | kill-supervisor SIGNAL\n"
+      "                | tcp-fastopen PORT | tcp-fastopen-connect\n"
+      "                | socket vsock|netlink|packet|alg|inet|inet6|unix\n"
+      "                | socketpair stream|seqpacket|dgram | unix-connect PATH\n"
       "                | env | fds | write-bytes PATH N | open-many PATH N | spin SECONDS | stop-self\n"
       "                | yes out|err N|forever | grandchild PIDFILE SECONDS [setsid] | wait-signal PIDFILE SECONDS\n"
       "                | map-mib N\n";
@@ -756,6 +835,11 @@ int main(int argc, char** argv) {
   if (strcmp(op, "udp-send") == 0 && argc == 3) return op_udp_send(argv[2]);
   if (strcmp(op, "netlink-socket") == 0 && argc == 2) return op_netlink_socket();
   if (strcmp(op, "abstract-connect") == 0 && argc == 3) return op_abstract_connect(argv[2]);
+  if (strcmp(op, "tcp-fastopen") == 0 && argc == 3) return op_tcp_fastopen(argv[2]);
+  if (strcmp(op, "tcp-fastopen-connect") == 0 && argc == 2) return op_tcp_fastopen_connect();
+  if (strcmp(op, "socket") == 0 && argc == 3) return op_socket(argv[2]);
+  if (strcmp(op, "socketpair") == 0 && argc == 3) return op_socketpair(argv[2]);
+  if (strcmp(op, "unix-connect") == 0 && argc == 3) return op_unix_connect(argv[2]);
   if (strcmp(op, "kill") == 0 && argc == 4) {
     // Raw kill: the pid is a sentinel the test started, never 0 or negative.
     long pid = strtol(argv[2], NULL, 10);
