@@ -46,6 +46,11 @@
 #include <string.h>
 #include <stdio.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
+#include <linux/fs.h>
 #include <sys/ioctl.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
@@ -167,6 +172,77 @@ static int op_clone(const char* which, int version3) {
   return ok();
 }
 
+// The rest of the calls moby's default profile refuses (and the deny groups
+// @privileged, @debug, @kernel, @mount name), each with arguments the
+// kernel refuses or that change nothing: a query, a comparison of the
+// probe with itself, a bad descriptor, an out-of-range level or flag.
+// PTRACE_TRACEME only makes the probe's parent its tracer until it exits.
+static int op_danger_more(const char* name) {
+  long rc;
+  if (strcmp(name, "personality") == 0) {
+    rc = syscall(SYS_personality, 0xffffffffUL);  // query only
+  } else if (strcmp(name, "kcmp") == 0) {
+    const long self = syscall(SYS_getpid);
+    rc = syscall(SYS_kcmp, self, self, 0 /* KCMP_FILE */, 0, 0);
+  } else if (strcmp(name, "lookup_dcookie") == 0) {
+    rc = syscall(SYS_lookup_dcookie, 0, NULL, 0);
+  } else if (strcmp(name, "pidfd_getfd") == 0) {
+    rc = syscall(SYS_pidfd_getfd, -1, 0, 0);  // bad pidfd
+  } else if (strcmp(name, "process_vm_writev") == 0) {
+    rc = syscall(SYS_process_vm_writev, INT_MAX, NULL, 1, NULL, 1, 0);  // NULL iovecs, no such pid
+  } else if (strcmp(name, "ptrace_traceme") == 0) {
+    rc = syscall(SYS_ptrace, 0 /* PTRACE_TRACEME */, 0, NULL, NULL);
+  } else if (strcmp(name, "userfaultfd") == 0) {
+    rc = syscall(SYS_userfaultfd, 0xffffffffU);  // unknown flags
+  } else if (strcmp(name, "syslog") == 0) {
+    rc = syscall(SYS_syslog, 1000 /* no such action */, NULL, 0);
+  } else if (strcmp(name, "delete_module") == 0) {
+    rc = syscall(SYS_delete_module, NULL, 0);  // NULL name
+  } else if (strcmp(name, "request_key") == 0) {
+    rc = syscall(SYS_request_key, NULL, NULL, NULL, 0);  // NULL type
+  } else if (strcmp(name, "kexec_file_load") == 0) {
+    // Never KEXEC_FILE_UNLOAD (1): unknown flags only.
+    rc = syscall(SYS_kexec_file_load, -1, -1, 0, NULL, 0xdead0000UL);
+  } else if (strcmp(name, "swapoff") == 0) {
+    rc = syscall(SYS_swapoff, NULL);  // NULL path
+  } else if (strcmp(name, "acct") == 0) {
+    rc = syscall(SYS_acct, (void*)1);  // never NULL: that switches accounting off
+  } else if (strcmp(name, "settimeofday") == 0) {
+    rc = syscall(SYS_settimeofday, (void*)1, NULL);  // unreadable timeval
+  } else if (strcmp(name, "clock_settime") == 0) {
+    rc = syscall(SYS_clock_settime, INT_MAX /* no such clock */, NULL);
+  } else if (strcmp(name, "clock_adjtime") == 0) {
+    rc = syscall(SYS_clock_adjtime, INT_MAX /* no such clock */, NULL);
+#ifdef __x86_64__
+  } else if (strcmp(name, "iopl") == 0) {
+    rc = syscall(SYS_iopl, 4);  // levels end at 3
+  } else if (strcmp(name, "ioperm") == 0) {
+    rc = syscall(SYS_ioperm, 0x10000UL, 1UL, 1);  // past the last port
+#endif
+  } else if (strcmp(name, "quotactl") == 0) {
+    rc = syscall(SYS_quotactl, 0, NULL, 0, NULL);  // no device: never Q_SYNC
+  } else if (strcmp(name, "vhangup") == 0) {
+    rc = syscall(SYS_vhangup);  // the probe leads a session without a terminal
+  } else if (strcmp(name, "chroot") == 0) {
+    rc = syscall(SYS_chroot, NULL);  // NULL path
+  } else if (strcmp(name, "open_by_handle_at") == 0) {
+    rc = syscall(SYS_open_by_handle_at, -1, NULL, 0);  // bad descriptor, NULL handle
+  } else if (strcmp(name, "name_to_handle_at") == 0) {
+    rc = syscall(SYS_name_to_handle_at, AT_FDCWD, NULL, NULL, NULL, 0);  // NULL path
+  } else if (strcmp(name, "sethostname") == 0) {
+    rc = syscall(SYS_sethostname, NULL, -1);  // negative length
+  } else if (strcmp(name, "fanotify_init") == 0) {
+    rc = syscall(SYS_fanotify_init, 0xffffffffU, 0);  // unknown flags
+  } else if (strcmp(name, "open_tree") == 0) {
+    rc = syscall(SYS_open_tree, -1, NULL, 0);  // bad descriptor, NULL path
+  } else if (strcmp(name, "fsopen") == 0) {
+    rc = syscall(SYS_fsopen, NULL, 0);  // NULL file-system name
+  } else {
+    return usage();
+  }
+  return result(rc);
+}
+
 // One call of the deny groups @debug, @kernel and @mount, always with
 // arguments the kernel refuses before acting (see SAFETY above).
 static int op_danger(const char* name) {
@@ -201,7 +277,7 @@ static int op_danger(const char* name) {
   } else if (strcmp(name, "pivot_root") == 0) {
     rc = syscall(SYS_pivot_root, NULL, NULL);  // NULL paths
   } else {
-    return usage();
+    return op_danger_more(name);
   }
   return result(rc);
 }
@@ -308,10 +384,33 @@ static int op_fexec(const char* path) {
 
 // --- Landlock ops (tests/kernel/landlock_test.cpp) ---
 
-// A pid argument: a number, or "parent" for getppid() (under aasm-launch,
-// the supervisor).
+// The parent's first child other than the probe, from
+// /proc/PARENT/task/PARENT/children: under aasm-launch, the janitor. 0 when
+// there is none.
+static long janitor_pid(void) {
+  const long self = syscall(SYS_getpid), parent = syscall(SYS_getppid);
+  char path[64], children[4096];
+  snprintf(path, sizeof path, "/proc/%ld/task/%ld/children", parent, parent);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  ssize_t n = read(fd, children, sizeof children - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  children[n] = '\0';
+  for (char* next = children; *next;) {
+    const long pid = strtol(next, &next, 10);
+    if (pid <= 1) break;
+    if (pid != self) return pid;
+  }
+  return 0;
+}
+
+// A pid argument: a number, "self", "parent" for getppid() (under
+// aasm-launch, the supervisor) or "janitor".
 static long pid_arg(const char* text) {
   if (strcmp(text, "parent") == 0) return syscall(SYS_getppid);
+  if (strcmp(text, "janitor") == 0) return janitor_pid();
+  if (strcmp(text, "self") == 0) return syscall(SYS_getpid);
   return strtol(text, NULL, 10);
 }
 
@@ -372,6 +471,15 @@ static int op_read_proc(const char* pid_text, const char* file) {
   }
   if (n < 0) return fail(errno);
   return n == 1 ? ok() : fail(ENODATA);
+}
+
+// readlink of /proc/PID/FILE (root, cwd, exe, fd/0): OK when it answered.
+static int op_readlink_proc(const char* pid_text, const char* file) {
+  const long pid = pid_arg(pid_text);
+  if (pid <= 0) return fail(ESRCH);
+  char path[64], target[PATH_MAX];
+  snprintf(path, sizeof path, "/proc/%ld/%s", pid, file);
+  return result(readlink(path, target, sizeof target));
 }
 
 // PTRACE_ATTACH to the parent (the supervisor). When it succeeds, waits for
@@ -751,6 +859,110 @@ static int op_kill_supervisor(int sig) {
   return refused;
 }
 
+// --- More attacks (tests/kernel/attack_more_test.cpp) ---
+//
+// Each changes only what its arguments name: files and directories in the
+// tests' temp dirs, the probe's own /proc/self files, a cgroup the test
+// made, or a sentinel process the test started (its RLIMIT_NOFILE, a
+// signal). open-write opens without O_CREAT or O_TRUNC and writes nothing,
+// so the tests may point it at /proc/sys and /sys files.
+
+// A metadata change Landlock does not mediate (chmod, utimensat, setxattr,
+// FS_IOC_SETFLAGS through a read-only descriptor): mode 0640, times 0, the
+// attribute user.aasm, the no-dump flag.
+static int op_meta(const char* what, const char* path) {
+  if (strcmp(what, "chmod") == 0) return result(chmod(path, 0640));
+  if (strcmp(what, "utime") == 0) {
+    const struct timespec epoch[2] = {{0, 0}, {0, 0}};
+    return result(utimensat(AT_FDCWD, path, epoch, 0));
+  }
+  if (strcmp(what, "setxattr") == 0) return result(setxattr(path, "user.aasm", "1", 1, 0));
+  if (strcmp(what, "setflags") == 0) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      say("OPEN-FAILED");
+      return 3;
+    }
+    long flags = 0;
+    if (ioctl(fd, FS_IOC_GETFLAGS, &flags) != 0) return fail(errno);
+    flags |= FS_NODUMP_FL;
+    return result(ioctl(fd, FS_IOC_SETFLAGS, &flags));
+  }
+  return usage();
+}
+
+// prlimit64 on another process: its RLIMIT_NOFILE set to N (soft and hard).
+static int op_prlimit(const char* pid_text, long n) {
+  const long pid = pid_arg(pid_text);
+  if (pid <= 1) return fail(ESRCH);
+  const struct rlimit limit = {(rlim_t)n, (rlim_t)n};
+  return result(syscall(SYS_prlimit64, pid, RLIMIT_NOFILE, &limit, NULL));
+}
+
+// Opens PATH for writing (no O_CREAT, no O_TRUNC) and closes it: nothing
+// is written.
+static int op_open_write(const char* path) {
+  int fd = open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return fail(errno);
+  close(fd);
+  return ok();
+}
+
+// Writes TEXT to the existing file PATH (no O_CREAT, no O_TRUNC); `self`
+// in TEXT stands for the probe's pid (a cgroup.procs write moves it).
+static int op_write_text(const char* path, const char* text) {
+  char own[32];
+  if (strcmp(text, "self") == 0) {
+    snprintf(own, sizeof own, "%ld", syscall(SYS_getpid));
+    text = own;
+  }
+  int fd = open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return fail(errno);
+  const size_t n = strlen(text);
+  return result(write(fd, text, n) == (ssize_t)n ? 0 : -1);
+}
+
+// Asks for SIGNAL to be sent to PID when a pipe becomes readable (F_SETOWN,
+// F_SETSIG, O_ASYNC), then makes it readable. OK when the kernel took
+// every step (whether the signal was delivered is the target's to show).
+static int op_sigio(const char* pid_text, int sig) {
+  const long pid = pid_arg(pid_text);
+  int fds[2];
+  if (pid <= 1 || pipe2(fds, O_CLOEXEC) != 0) return fail(ESRCH);
+  if (fcntl(fds[0], F_SETOWN, (int)pid) != 0 || fcntl(fds[0], F_SETSIG, sig) != 0 ||
+      fcntl(fds[0], F_SETFL, O_ASYNC | O_NONBLOCK) != 0)
+    return fail(errno);
+  if (write(fds[1], "x", 1) != 1) return fail(errno);
+  sleep_seconds(0.2);  // the signal is sent from the write: give it time to land
+  return ok();
+}
+
+// O_PATH needs no right on the file; reading through it must. `proc`
+// re-opens /proc/self/fd/N, `at` opens NAME beneath the O_PATH directory.
+static int op_opath(const char* how, const char* path, const char* name) {
+  int fd = open(path, O_PATH | O_CLOEXEC);
+  if (fd < 0) {
+    say("OPATH-FAILED");
+    return 3;
+  }
+  if (strcmp(how, "at") == 0) return result(openat(fd, name, O_RDONLY | O_CLOEXEC));
+  char magic[64];
+  snprintf(magic, sizeof magic, "/proc/self/fd/%d", fd);
+  return result(open(magic, O_RDONLY | O_CLOEXEC));
+}
+
+// bind(2) of an AF_UNIX socket at PATH: creates the socket file.
+static int op_unix_bind(const char* path) {
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return fail(errno);
+  struct sockaddr_un address;
+  memset(&address, 0, sizeof address);
+  address.sun_family = AF_UNIX;
+  if (strlen(path) >= sizeof address.sun_path) return usage();
+  strcpy(address.sun_path, path);
+  return result(bind(fd, (struct sockaddr*)&address, sizeof address));
+}
+
 static int usage(void) {
   static const char text[] =
       "usage: aasm-probe read PATH | write PATH | exec PATH [ARG...] | getppid\n"
@@ -761,7 +973,7 @@ static int usage(void) {
       "                | unnamed-exec tmpfile|deleted DIR execveat|proc | fexec PATH\n"
       "                | danger NAME | own-filter-then-getppid\n"
       "                | truncate PATH | open-trunc PATH | rename FROM TO | link FROM TO\n"
-      "                | reopen-rw PATH | read-proc PID|parent FILE | ptrace-attach-parent | ptrace-attach PID\n"
+      "                | reopen-rw PATH | read-proc PID|parent|janitor FILE | ptrace-attach-parent | ptrace-attach PID\n"
       "                | tcp-connect PORT | tcp-bind PORT | udp-send PORT | netlink-socket\n"
       "                | abstract-connect NAME | kill PID SIGNAL | kill-supervisor SIGNAL\n"
       "                | tcp-fastopen PORT | tcp-fastopen-connect\n"
@@ -769,7 +981,10 @@ static int usage(void) {
       "                | socketpair stream|seqpacket|dgram | unix-connect PATH\n"
       "                | env | fds | write-bytes PATH N | open-many PATH N | spin SECONDS | stop-self\n"
       "                | yes out|err N|forever | grandchild PIDFILE SECONDS [setsid] | wait-signal PIDFILE SECONDS\n"
-      "                | map-mib N\n";
+      "                | map-mib N | meta chmod|utime|setxattr|setflags PATH | prlimit PID|parent|janitor N\n"
+      "                | open-write PATH | write-text PATH TEXT|self | sigio PID SIGNAL\n"
+      "                | opath proc PATH | opath at DIR NAME | rename-exchange A B | unix-bind PATH\n"
+      "                | mknod-char PATH | mkfifo PATH | readlink-proc PID|parent|janitor FILE\n";
   (void)!write(STDERR_FILENO, text, sizeof text - 1);
   return 2;
 }
@@ -859,5 +1074,19 @@ int main(int argc, char** argv) {
   if (strcmp(op, "grandchild") == 0 && argc == 5 && strcmp(argv[4], "setsid") == 0)
     return op_grandchild(argv[2], atof(argv[3]), 1);
   if (strcmp(op, "wait-signal") == 0 && argc == 4) return op_wait_signal(argv[2], atof(argv[3]));
+  if (strcmp(op, "meta") == 0 && argc == 4) return op_meta(argv[2], argv[3]);
+  if (strcmp(op, "prlimit") == 0 && argc == 4) return op_prlimit(argv[2], atol(argv[3]));
+  if (strcmp(op, "open-write") == 0 && argc == 3) return op_open_write(argv[2]);
+  if (strcmp(op, "write-text") == 0 && argc == 4) return op_write_text(argv[2], argv[3]);
+  if (strcmp(op, "sigio") == 0 && argc == 4) return op_sigio(argv[2], atoi(argv[3]));
+  if (strcmp(op, "opath") == 0 && argc == 4 && strcmp(argv[2], "proc") == 0) return op_opath("proc", argv[3], NULL);
+  if (strcmp(op, "opath") == 0 && argc == 5 && strcmp(argv[2], "at") == 0) return op_opath("at", argv[3], argv[4]);
+  if (strcmp(op, "rename-exchange") == 0 && argc == 4)
+    return result(syscall(SYS_renameat2, AT_FDCWD, argv[2], AT_FDCWD, argv[3], RENAME_EXCHANGE));
+  if (strcmp(op, "unix-bind") == 0 && argc == 3) return op_unix_bind(argv[2]);
+  // A character device with /dev/null's numbers: nothing to read if made.
+  if (strcmp(op, "mknod-char") == 0 && argc == 3) return result(mknod(argv[2], S_IFCHR | 0600, makedev(1, 3)));
+  if (strcmp(op, "mkfifo") == 0 && argc == 3) return result(mkfifo(argv[2], 0600));
+  if (strcmp(op, "readlink-proc") == 0 && argc == 4) return op_readlink_proc(argv[2], argv[3]);
   return usage();
 }
