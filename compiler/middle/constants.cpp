@@ -39,6 +39,10 @@ const NamedConstant kConstants[] = {
     B("TIOCSPGRP", 0x5410),
     B("TIOCOUTQ", 0x5411),
     B("TIOCSTI", 0x5412),
+    // linux/fs.h: _IOW('f', 2, long) and _IOW('X', 32, struct fsxattr), the
+    // same on both targets (both LP64).
+    B("FS_IOC_SETFLAGS", 0x40086602),
+    B("FS_IOC_FSSETXATTR", 0x401c5820),
     B("TIOCGWINSZ", 0x5413),
     B("TIOCSWINSZ", 0x5414),
     B("TIOCMGET", 0x5415),

@@ -294,16 +294,25 @@ SyscallIR& syscalls_or_empty_denylist(PolicyIR& ir) {
 // The safe defaults every plan carries (policy.md), as deny sets of the
 // group table refused with an errno: EPERM, what the kernel itself answers
 // a caller without the privilege; EACCES, what Landlock answers an execve it
-// refuses. The descriptor-exec set closes a gap in filesystem.execute, so it
-// comes only with it.
+// refuses; ENOSYS where a program is to fall back to a call a rule can see
+// (as for clone3). The descriptor-exec set closes a gap in
+// filesystem.execute, so it comes only with it. Naming a call in an allow
+// list opts into it only where that name says so (naming unshare asks for
+// namespaces); a call every program makes (prlimit64, chmod, open, ioctl)
+// is opted into only by an `allow` rule for it.
 struct SafeDefault {
   llvm::StringRef group;
   int errno_value;
   bool with_execute_rules;
+  bool named_call_opts_in;
 };
 constexpr SafeDefault kSafeDefaults[] = {
-    {"namespaces", EPERM, false},
-    {"descriptor-exec", EACCES, true},
+    {"namespaces", EPERM, false, true},
+    {"descriptor-exec", EACCES, true, true},
+    {"foreign-limits", EPERM, false, false},
+    {"setid-modes", EPERM, false, false},
+    {"inode-flags", EPERM, false, false},
+    {"hidden-modes", ENOSYS, false, false},
 };
 
 // A call the policy opts into despite a safe default: named in an allow list
@@ -315,12 +324,12 @@ struct OptIn {
   std::vector<const SyscallRule*> rules;
 };
 
-std::map<std::string, OptIn> safe_default_opt_ins(const std::vector<PolicyDocument>& documents) {
+std::map<std::string, OptIn> safe_default_opt_ins(const std::vector<PolicyDocument>& documents, bool by_name) {
   std::map<std::string, OptIn> out;
   for (const PolicyDocument& doc : documents) {
     if (!doc.syscalls) continue;
     for (const NameEntry& entry : doc.syscalls->allow.value_or(std::vector<NameEntry>{}))
-      if (!llvm::StringRef(entry.name).startswith("@"))
+      if (by_name && !llvm::StringRef(entry.name).startswith("@"))
         out.try_emplace(entry.name, OptIn{entry.source, false, {}}).first->second.unconditional = true;
     for (const SyscallRule& rule : doc.syscalls->rules) {
       if (rule.action.value.kind != Action::Kind::kAllow) continue;
@@ -590,9 +599,11 @@ namespace aasmc {
 void add_safe_defaults(PolicyIR& ir, const std::vector<PolicyDocument>& documents, const std::vector<Target>& targets,
                        Diagnostics& diags) {
   SyscallIR& syscalls = syscalls_or_empty_denylist(ir);
-  const std::map<std::string, OptIn> opt_ins = safe_default_opt_ins(documents);
+  const std::map<std::string, OptIn> named_or_ruled = safe_default_opt_ins(documents, true);
+  const std::map<std::string, OptIn> ruled = safe_default_opt_ins(documents, false);
   for (const SafeDefault& d : kSafeDefaults) {
     if (d.with_execute_rules && !ir.filesystem.execute) continue;
+    const std::map<std::string, OptIn>& opt_ins = d.named_call_opts_in ? named_or_ruled : ruled;
     const SyscallGroup& group = *find_group(d.group);
     SafeDefaultIR applied{d.group.str(), Action{Action::Kind::kErrno, d.errno_value}, {}};
     auto add = [&](llvm::StringRef name, std::optional<llvm::StringRef> when_text) {

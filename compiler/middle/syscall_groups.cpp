@@ -468,6 +468,46 @@ constexpr GroupRule kDescriptorExec[] = {
      "runs the file behind a descriptor (fexecve), such as a memfd received from another process"},
 };
 
+// Uid 0 keeps what no capability grants: it owns root's files. prlimit64
+// checks only that the caller's uid matches the target's (no capability, no
+// LSM hook in Landlock), so a command launched as root could set the limits
+// of any root process: the supervisor's and the janitor's descriptors to 0,
+// which breaks the run's cleanup, or a host daemon's.
+constexpr GroupRule kForeignLimits[] = {
+    {"prlimit64", "pid != 0 && new_limit != 0",
+     "sets another process's resource limits: for a command launched as root, any root process's, its supervisor's "
+     "included"},
+};
+
+// An owner may set the set-user-ID and set-group-ID bits, and uid 0 owns
+// root's files: a command launched as root would plant a program that runs
+// as root for whoever starts it later, outside the sandbox. Landlock does not
+// mediate file modes.
+constexpr GroupRule kSetidModes[] = {
+    {"chmod", "mode & S_ISUID | S_ISGID", "sets the set-user-ID or set-group-ID bit of a file"},
+    {"fchmod", "mode & S_ISUID | S_ISGID", "the same through a descriptor"},
+    {"fchmodat", "mode & S_ISUID | S_ISGID", "the same relative to a directory"},
+    {"open", "mode & S_ISUID | S_ISGID", "creates a file (O_CREAT, O_TMPFILE) with the bit already set"},
+    {"openat", "mode & S_ISUID | S_ISGID", "the same relative to a directory"},
+    {"creat", "mode & S_ISUID | S_ISGID", "the same"},
+    {"mknod", "mode & S_ISUID | S_ISGID", "creates a file with the bit already set"},
+    {"mknodat", "mode & S_ISUID | S_ISGID", "the same relative to a directory"},
+};
+
+// Also owner-only, and Landlock's IOCTL_DEV covers devices only: through a
+// read-only descriptor a command launched as root could set the inode flags
+// of root's files (no-dump, no-atime, synchronous writes, project ids).
+constexpr GroupRule kInodeFlags[] = {
+    {"ioctl", "request == FS_IOC_SETFLAGS", "sets a file's inode flags (chattr) through any descriptor"},
+    {"ioctl", "request == FS_IOC_FSSETXATTR", "sets a file's extended inode flags and project id"},
+};
+
+// A mode no rule can see: openat2's is inside struct open_how. ENOSYS, as for
+// clone3, so that callers fall back to openat (glibc never calls openat2).
+constexpr GroupMember kHiddenModes[] = {
+    {"openat2", "its mode (set-user-ID bits included) is inside struct open_how, out of a filter's reach"},
+};
+
 constexpr SyscallGroup kGroups[] = {
     {"startup", "what the dynamic loader and libc start-up need after execve", kStartup},
     {"file-read", "open and read files and directories, their metadata, and wait on descriptors", kFileRead},
@@ -487,6 +527,10 @@ constexpr SyscallGroup kGroups[] = {
     {"namespaces", "deny set: new namespaces from clone and unshare flags, and setns", kNamespaceCalls, kNamespaces},
     {"descriptor-exec", "deny set: run a program from a descriptor: an executable memfd, execveat with AT_EMPTY_PATH",
      {}, kDescriptorExec},
+    {"foreign-limits", "deny set: set the resource limits of another process", {}, kForeignLimits},
+    {"setid-modes", "deny set: give a file the set-user-ID or set-group-ID bit", {}, kSetidModes},
+    {"inode-flags", "deny set: change a file's inode flags", {}, kInodeFlags},
+    {"hidden-modes", "deny set: calls whose file mode a filter cannot read", kHiddenModes},
 };
 
 }  // namespace

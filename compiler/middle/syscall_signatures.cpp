@@ -66,6 +66,7 @@ const SyscallSignature kSignatures[] = {
     {"madvise", N, 3, {A("addr", "start", kU64), A("len", "len_in", kU64), A("advice", "behavior", kS32)}, N},  // mm/madvise.c
     {"open", N, 3, {A("pathname", "filename", kPtr), A("flags", N, kS32), A("mode", N, kU16)}, N},  // fs/open.c
     {"openat", N, 4, {A("dirfd", "dfd", kS32), A("pathname", "filename", kPtr), A("flags", N, kS32), A("mode", N, kU16)}, N},
+    {"creat", N, 2, {A("pathname", N, kPtr), A("mode", N, kU16)}, N},
     {"openat2", N, 4, {A("dirfd", "dfd", kS32), A("pathname", "filename", kPtr), A("how", N, kPtr), A("size", "usize", kU64)}, kOpenat2Note},
     {"fcntl", N, 3, {A("fd", N, kU32), A("cmd", N, kU32), A("arg", N, kU64)}, N},  // fs/fcntl.c
     {"dup3", N, 3, {A("oldfd", N, kU32), A("newfd", N, kU32), A("flags", N, kS32)}, N},  // fs/file.c
@@ -100,11 +101,13 @@ const SyscallSignature kSignatures[] = {
     {"fchmod", N, 2, {A("fd", N, kU32), A("mode", N, kU16)}, N},
     {"fchmodat", N, 3, {A("dirfd", "dfd", kS32), A("pathname", "filename", kPtr), A("mode", N, kU16)}, N},
     {"mkdirat", N, 3, {A("dirfd", "dfd", kS32), A("pathname", N, kPtr), A("mode", N, kU16)}, N},  // fs/namei.c
+    {"mknod", N, 3, {A("pathname", "filename", kPtr), A("mode", N, kU16), A("dev", N, kU32)}, N},  // fs/namei.c
     {"mknodat", N, 4, {A("dirfd", "dfd", kS32), A("pathname", "filename", kPtr), A("mode", N, kU16), A("dev", N, kU32)}, N},
     {"execveat", N, 5, {A("dirfd", "fd", kS32), A("pathname", "filename", kPtr), A("argv", N, kPtr), A("envp", N, kPtr), A("flags", N, kS32)}, N},  // fs/exec.c
     {"seccomp", N, 3, {A("operation", "op", kU32), A("flags", N, kU32), A("args", "uargs", kPtr)}, N},  // kernel/seccomp.c
     {"bpf", N, 3, {A("cmd", N, kS32), A("attr", "uattr", kPtr), A("size", N, kU32)}, N},  // kernel/bpf/syscall.c
     {"setuid", N, 1, {A("uid", N, kU32)}, N},  // kernel/sys.c (uid_t: unsigned int)
+    {"prlimit64", N, 4, {A("pid", N, kS32), A("resource", N, kU32), A("new_limit", "new_rlim", kPtr), A("old_limit", "old_rlim", kPtr)}, N},
     {"setgid", N, 1, {A("gid", N, kU32)}, N},
 };
 

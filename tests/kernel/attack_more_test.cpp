@@ -82,6 +82,15 @@ std::string tight_policy(const Trees& t, bool unix_sockets = false) {
 // The control: no Landlock domain at all (signals allowed, no filesystem
 // node), a filter that denies only sysinfo (none of the calls tried here),
 // and a cgroup.
+// The control for the safe defaults every plan carries (policy.md): `allow`
+// rules opt into the calls they refuse.
+std::string opted_in_spec() {
+  std::string rules;
+  for (const char* call : {"prlimit64", "ioctl", "fchmodat", "openat", "openat2"})
+    rules += "    - {syscall: " + std::string(call) + ", action: allow}\n";
+  return "  syscalls:\n    deny: [sysinfo]\n    rules:\n" + rules + "  ipc:\n    signals: allow\n";
+}
+
 std::string open_spec() {
   return "  syscalls:\n    deny: [sysinfo]\n  ipc:\n    signals: allow\n  resources:\n    pids: 64\n";
 }
@@ -381,8 +390,8 @@ TEST_CASE("attack more: a SIGIO aimed at a process outside (F_SETOWN, F_SETSIG) 
 // mechanism: run the command under an unprivileged uid (a user namespace
 // whose uid 0 maps to an unprivileged host uid, or setuid to a dedicated
 // one), or a mount namespace that remounts everything outside the writable
-// trees read-only (EROFS); a seccomp rule refusing S_ISUID/S_ISGID in
-// chmod/fchmodat modes narrows the worst case.
+// trees read-only (EROFS). The worst case, a set-user-ID root program, is
+// closed by the safe default @setid-modes (the next tests).
 TEST_CASE("attack more: chmod, utimensat and setxattr of a root-owned file outside every tree" * doctest::skip()) {
   const Trees t;
   const Plans plans(t);
@@ -406,16 +415,47 @@ TEST_CASE("attack more: chmod, utimensat and setxattr of a root-owned file outsi
 // capless root set its attribute flags. Closing mechanism: the same
 // unprivileged uid, or a seccomp rule on ioctl request == FS_IOC_SETFLAGS /
 // FS_IOC_FSSETXATTR.
-TEST_CASE("attack more: FS_IOC_SETFLAGS through a read-only descriptor in a read-only tree" * doctest::skip()) {
+TEST_CASE("attack more: FS_IOC_SETFLAGS through a read-only descriptor in a read-only tree") {
   const Trees t;
   const Plans plans(t);
   for (const auto& [name, plan] : plans.confined()) {
     CAPTURE(name);
     CHECK_RUN(probe(plan, {"meta", "setflags", t.ro + "/file"}), 1, "EPERM\n");
   }
+  // The safe default @inode-flags refuses it in every plan.
+  CHECK_RUN(probe(plans.open, {"meta", "setflags", t.ro + "/file"}), 1, "EPERM\n");
 
-  SUBCASE("control: without Landlock the flag is set") {
-    CHECK_RUN(probe(plans.open, {"meta", "setflags", t.ro + "/file"}), 0, "OK\n");
+  SUBCASE("control: with an allow rule for ioctl, the flag is set") {
+    CHECK_RUN(probe(compile_spec(t.dir, "opted-in", opted_in_spec()), {"meta", "setflags", t.ro + "/file"}), 0, "OK\n");
+  }
+}
+
+// Closed for the worst case: the set-user-ID and set-group-ID bits (the
+// safe default @setid-modes), through chmod, on a new file, and through
+// openat2 (ENOSYS, @hidden-modes), in every plan.
+TEST_CASE("attack more: a set-user-ID root file cannot be planted, by chmod, by creation or through openat2") {
+  const Trees t;
+  const Plans plans(t);
+  const std::vector<std::pair<std::string, std::string>> every = {
+      {"agent", plans.agent}, {"tight", plans.tight}, {"open", plans.open}};
+  for (const auto& [name, plan] : every) {
+    CAPTURE(name);
+    CHECK_RUN(probe(plan, {"meta", "chmod-setuid", t.rw + "/file"}), 1, "EPERM\n");
+    CHECK_RUN(probe(plan, {"meta", "create-setuid", t.rw + "/new-" + name}), 1, "EPERM\n");
+    CHECK_RUN(probe(plan, {"meta", "openat2-create", t.rw + "/openat2-" + name}), 1, "ENOSYS\n");
+    CHECK_FALSE(exists(t.rw + "/new-" + name));
+  }
+  struct stat st {};
+  REQUIRE(::stat((t.rw + "/file").c_str(), &st) == 0);
+  CHECK((st.st_mode & (S_ISUID | S_ISGID)) == 0);
+
+  SUBCASE("control: with allow rules for them, the bit is set and openat2 creates") {
+    const std::string opted_in = compile_spec(t.dir, "opted-in", opted_in_spec());
+    CHECK_RUN(probe(opted_in, {"meta", "chmod-setuid", t.rw + "/file"}), 0, "OK\n");
+    CHECK_RUN(probe(opted_in, {"meta", "create-setuid", t.rw + "/new"}), 0, "OK\n");
+    CHECK_RUN(probe(opted_in, {"meta", "openat2-create", t.rw + "/openat2"}), 0, "OK\n");
+    REQUIRE(::stat((t.rw + "/new").c_str(), &st) == 0);
+    CHECK((st.st_mode & S_ISUID) != 0);
   }
 }
 
@@ -427,19 +467,22 @@ TEST_CASE("attack more: FS_IOC_SETFLAGS through a read-only descriptor in a read
 // in a cgroup the supervisor can no longer empty or remove, and no receipt.
 // Closing mechanism: a seccomp rule every plan carries, prlimit64 only with
 // pid == 0 (what libc's getrlimit/setrlimit pass), or a PID namespace.
-TEST_CASE("attack more: prlimit64 on a process outside the sandbox" * doctest::skip()) {
+TEST_CASE("attack more: prlimit64 on a process outside the sandbox") {
   const Trees t;
   const Plans plans(t);
   Sentinel target;
-  for (const auto& [name, plan] : plans.confined()) {
+  const std::vector<std::pair<std::string, std::string>> every = {
+      {"agent", plans.agent}, {"tight", plans.tight}, {"open", plans.open}};
+  for (const auto& [name, plan] : every) {  // the safe default @foreign-limits, in every plan
     CAPTURE(name);
     CHECK_RUN(probe(plan, {"prlimit", target.id(), "5"}), 1, "EPERM\n");
     CHECK_RUN(probe(plan, {"prlimit", "parent", "1024"}), 1, "EPERM\n");
   }
   CHECK(read_file("/proc/" + target.id() + "/limits").find("Max open files            5 ") == std::string::npos);
 
-  SUBCASE("control: without Landlock nothing refuses it either") {
-    CHECK_RUN(probe(plans.open, {"prlimit", target.id(), "5"}), 0, "OK\n");
+  SUBCASE("control: with an allow rule for prlimit64, the sentinel's limit is set") {
+    CHECK_RUN(probe(compile_spec(t.dir, "opted-in", opted_in_spec()), {"prlimit", target.id(), "5"}), 0, "OK\n");
+    CHECK(read_file("/proc/" + target.id() + "/limits").find("Max open files            5 ") != std::string::npos);
   }
 }
 

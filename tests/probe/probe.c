@@ -877,6 +877,22 @@ static int op_meta(const char* what, const char* path) {
     return result(utimensat(AT_FDCWD, path, epoch, 0));
   }
   if (strcmp(what, "setxattr") == 0) return result(setxattr(path, "user.aasm", "1", 1, 0));
+  // The set-user-ID bit, on an existing file (chmod) or a new one (create).
+  if (strcmp(what, "chmod-setuid") == 0) return result(fchmodat(AT_FDCWD, path, 04755, 0));
+  if (strcmp(what, "create-setuid") == 0) {
+    const int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 04755);
+    if (fd >= 0) close(fd);
+    return result(fd);
+  }
+  // openat2 creating PATH (mode 0600): its mode is out of a filter's reach.
+  if (strcmp(what, "openat2-create") == 0) {
+    struct {
+      uint64_t flags, mode, resolve;
+    } how = {O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600, 0};
+    const long fd = syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
+    if (fd >= 0) close((int)fd);
+    return result(fd);
+  }
   if (strcmp(what, "setflags") == 0) {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
