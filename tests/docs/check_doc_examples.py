@@ -13,7 +13,7 @@ The page's fenced blocks, in order:
   those lines and exit 1 if one of them is an error (0 if only warnings);
   otherwise it must succeed without any diagnostic.
 - ```yaml file=NAME: a file of the page's walk-through, written to NAME in the
-  page's working directory (shared by every block of the page).
+  directory the page's commands are in at that point.
 - ```sh: commands, run with bash -e -o pipefail in the working directory; the
   working directory and exported variables carry over to the next block. A
   ```text block right after it shows (part of) the output: its lines must
@@ -24,7 +24,8 @@ The page's fenced blocks, in order:
 The commands find `aasmc` and `aasm-launch` on PATH (the build's, first), and
 AASM_PROFILES names the folder of the shipped profiles (profiles/ of the
 source tree when it has every profile a page uses, else testdata/tutorial/).
-DOC_EXAMPLES_VERBOSE=1 prints what every block printed.
+The commands run in a new directory under AASM_DOC_WORK (the working directory
+if unset), outside /tmp. DOC_EXAMPLES_VERBOSE=1 prints what every block printed.
 """
 import os
 import re
@@ -117,7 +118,7 @@ def check_policy(where, yaml_text, expected, env):
 
 def run_commands(where, script, expected, work, state, env):
     wrapped = (f'[ -f "{state}" ] && . "{state}"\n' + script +
-               f'\n{{ export -p; printf "cd %q\\n" "$PWD"; }} > "{state}"\n')
+               f'\n{{ export -p; printf "cd %q\\n" "$PWD"; }} > "{state}"\npwd > "{state}.cwd"\n')
     first = not os.path.exists(state)
     r = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", wrapped], cwd=work if first else None, env=env,
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
@@ -150,8 +151,8 @@ def main(page):
     env["AASM_PROFILES"] = profiles_dir(page_blocks)
     # Outside /tmp, which the profiles make writable: the walk-through's
     # denials are about trees the policy does not grant.
-    base = os.environ.get("MESON_BUILD_ROOT") or os.getcwd()
-    work = tempfile.mkdtemp(prefix="doc-examples-", dir=base)
+    base = os.environ.get("AASM_DOC_WORK") or os.getcwd()
+    work = tempfile.mkdtemp(prefix="doc-examples-", dir=os.path.abspath(base))
     state = os.path.join(work, ".state.sh")
     errors, checked = [], 0
     try:
@@ -160,7 +161,8 @@ def main(page):
             shown = following[3] if following and following[1] == "text" else None
             where = f"{name}:{line}"
             if lang == "yaml" and "file" in attrs:
-                with open(os.path.join(work, attrs["file"]), "w", encoding="utf-8") as f:
+                here = open(state + ".cwd").read().strip() if os.path.exists(state + ".cwd") else work
+                with open(os.path.join(here, attrs["file"]), "w", encoding="utf-8") as f:
                     f.write(text)
             elif lang == "yaml":
                 errors += check_policy(where, text, shown if shown and is_diagnostic(shown) else None, env)
