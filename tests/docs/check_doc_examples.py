@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Run the examples of a documentation page against the built aasmc and aasm-launch.
 
-    check_doc_examples.py PAGE.md
+    check_doc_examples.py PAGE.md [--every-id docs/diagnostics.md]
 
 The page's fenced blocks, in order:
 
@@ -20,6 +20,10 @@ The page's fenced blocks, in order:
   appear in stdout+stderr, in order and one after the other (from any line on),
   except that a line `…` stands for any number of lines and `…` inside a line
   for any text.
+
+With --every-id, each diagnostic id of that page's table must be shown by a
+checked example of PAGE, unless PAGE's own table row for it says the id is
+"reserved" or "internal" (nothing a policy can cause).
 
 The commands find `aasmc` and `aasm-launch` on PATH (the build's, first), and
 AASM_PROFILES names the folder of the shipped profiles (profiles/ of the
@@ -142,7 +146,20 @@ def profiles_dir(page_blocks):
     return os.path.join(ROOT, "testdata", "tutorial")
 
 
-def main(page):
+def missing_ids(page, page_blocks, ids_page):
+    """Ids of ids_page that no checked example of the page shows."""
+    ids = set(re.findall(r"^\| (AASM\d{4}) \|", open(ids_page, encoding="utf-8").read(), re.M))
+    shown = set()
+    for n, (_, lang, _, text) in enumerate(page_blocks):
+        following = page_blocks[n + 1] if n + 1 < len(page_blocks) else None
+        if lang in ("yaml", "sh") and following and following[1] == "text":
+            shown.update(re.findall(r"\[(AASM\d{4})\]", following[3]))
+    exempt = set(re.findall(r"^\| (AASM\d{4}) \|[^\n]*\b(?:reserved|internal)\b", open(page, encoding="utf-8").read(), re.M))
+    return [f"{os.path.relpath(page, ROOT)}: no example shows {i} (from {os.path.relpath(ids_page, ROOT)})"
+            for i in sorted(ids - shown - exempt)]
+
+
+def main(page, ids_page=None):
     page_blocks = blocks(page)
     name = os.path.relpath(page, ROOT)
     env = dict(os.environ)
@@ -174,6 +191,8 @@ def main(page):
         shutil.rmtree(work, ignore_errors=True)
     if checked == 0:
         errors.append(f"{name}: no example found")
+    if ids_page:
+        errors += missing_ids(page, page_blocks, ids_page)
     for e in errors:
         print(e, file=sys.stderr)
     print(f"{name}: {checked} examples, {len(errors)} failing")
@@ -181,7 +200,8 @@ def main(page):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
+    args = sys.argv[1:]
+    if len(args) not in (1, 3) or (len(args) == 3 and args[1] != "--every-id"):
         print(__doc__, file=sys.stderr)
         sys.exit(2)
-    sys.exit(main(os.path.abspath(sys.argv[1])))
+    sys.exit(main(os.path.abspath(args[0]), os.path.abspath(args[2]) if len(args) == 3 else None))
