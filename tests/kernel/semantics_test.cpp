@@ -111,3 +111,18 @@ TEST_CASE("semantics: a resources-only plan runs, under its pids ceiling") {
     CHECK(c.err.find("the task ceiling was reached") == std::string::npos);
   }
 }
+
+TEST_CASE("semantics: --dry-run states a filesystem verb no document constrains") {
+  TempDir dir;
+  const std::string reads = compile_spec(dir, "reads", "  filesystem:\n    read: {allow: [\"/usr\"]}\n");
+  const Run r = run({binary("AASM_LAUNCH"), "--dry-run", reads});
+  INFO(r.out);
+  CHECK(r.out.find("file_write       unconstrained") != std::string::npos);
+  CHECK(r.out.find("file_execute     unconstrained") != std::string::npos);
+
+  SUBCASE("control: all three verbs confined, nothing is unconstrained") {
+    const std::string all = compile_spec(
+        dir, "all", "  filesystem:\n    read: {allow: [\"/usr\"]}\n    write: {allow: []}\n    execute: {allow: []}\n");
+    CHECK(run({binary("AASM_LAUNCH"), "--dry-run", all}).out.find("unconstrained") == std::string::npos);
+  }
+}
