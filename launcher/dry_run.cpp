@@ -105,6 +105,8 @@ int dry_run(const std::string& plan_path, const std::optional<std::string>& expe
                   control_rights_text(c.control).c_str(),
                   c.control.flags & plan::kControlDegradable ? "enforce, may degrade" : "enforce, required",
                   control_level_name(c.level), c.why.empty() ? "" : ": ", c.why.c_str());
+    for (plan::ControlDomain verb : plan::unconstrained_filesystem_verbs(*plan))
+      std::printf("  %-16s unconstrained: no document constrains it\n", plan::control_domain_name(verb));
     if (negotiation.refused() && refusal.empty()) refusal = negotiation.refusal();
     if (auto context = current_launch_context()) {
       report_paths(negotiation.effective, *context);
@@ -123,6 +125,7 @@ int dry_run(const std::string& plan_path, const std::optional<std::string>& expe
       refusal = context.error().message;
     }
   }
+  if (plan && !plan::confines_filesystem(*plan)) std::printf("filesystem: unconstrained (no document confines it)\n");
   if (plan) {
     if (Status shape = check_plan_shape(*plan); !shape && refusal.empty()) refusal = shape.error().message;
     for (const plan::SeccompProgram* program : plan::programs_for(*plan, kNativeAuditArch))

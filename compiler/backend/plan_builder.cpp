@@ -109,7 +109,7 @@ llvm::Expected<Plan> build_plan(const PolicyIR& ir) {
       plan.syscalls.push_back({name, entry.origin, seccomp_return_value({Action::Kind::kAllow, 0})});
     if (ir.syscalls->mode == aasm::plan::FilterMode::kDenylist)
       for (const auto& [name, from] : ir.syscalls->denied)
-        plan.syscalls.push_back({name, aasm::plan::SyscallOrigin::kPolicy, seccomp_return_value(denylist_action())});
+        plan.syscalls.push_back({name, aasm::plan::SyscallOrigin::kPolicy, seccomp_return_value(ir.syscalls->default_action.value)});
   }
   return plan;
 }

@@ -219,10 +219,11 @@ llvm::Expected<aasm::plan::SeccompProgram> lower_main_program(const SyscallIR& i
     if (!clone3_listed && ir.default_action.value.kind != Action::Kind::kKill)
       if (llvm::Error error = filter->add("clone3", enosys)) return error;
   } else {
+    const uint32_t deny = scmp_action(ir.default_action.value);
     for (const auto& [name, from] : ir.denied)
-      if (llvm::Error error = filter->add(name, scmp_action(denylist_action()))) return error;
+      if (llvm::Error error = filter->add(name, deny)) return error;
     for (const char* name : {"io_uring_setup", "io_uring_enter", "io_uring_register"})
-      if (llvm::Error error = filter->add(name, scmp_action(denylist_action()))) return error;
+      if (llvm::Error error = filter->add(name, deny)) return error;
     if (!ir.denied.count("clone3"))
       if (llvm::Error error = filter->add("clone3", enosys)) return error;
   }
@@ -236,8 +237,6 @@ llvm::Expected<aasm::plan::SeccompProgram> lower_main_program(const SyscallIR& i
 }
 
 }  // namespace
-
-Action denylist_action() { return Action{Action::Kind::kKill, 0}; }
 
 
 llvm::Expected<std::vector<aasm::plan::SeccompProgram>> lower_syscalls(const SyscallIR& ir, const Target& target) {

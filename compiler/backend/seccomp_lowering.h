@@ -9,10 +9,6 @@
 
 namespace aasmc {
 
-
-// What a denylist does to a denied call: kill the process, loudly (SIGSYS).
-Action denylist_action();
-
 // The programs for one target in install order: the rule programs (each
 // rule's action where it matches, allow elsewhere; as many as the most
 // distinct actions one syscall's rules have), then the main allowlist or

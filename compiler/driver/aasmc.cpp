@@ -211,7 +211,12 @@ int groups(const std::vector<std::string>& args) {
   for (const aasmc::SyscallGroup& group : aasmc::all_groups()) {
     llvm::outs() << "@" << group.name << ": " << group.summary << "\n";
     for (const aasmc::GroupMember& member : group.members)
-      llvm::outs() << "  " << member.syscall << ": " << member.reason << "\n";
+      llvm::outs() << "  " << member.syscall << ": " << member.reason
+                   << (member.capability.empty()
+                           ? ""
+                           : "; a group allows it while linux_capabilities does not keep " +
+                                 member.capability.str() + ", denies it while it does")
+                   << "\n";
     for (const aasmc::GroupRule& rule : group.rules)
       llvm::outs() << "  " << rule.syscall << " when " << rule.when << ": " << rule.reason << "\n";
   }

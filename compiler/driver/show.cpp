@@ -62,6 +62,9 @@ std::string describe_plan(const Plan& plan, const aasm::Sha256Digest& digest, bo
     }
     if (ll.scoped)
       out << "  scoped:" << (ll.scoped & 1 ? " abstract_unix_sockets" : "") << (ll.scoped & 2 ? " signals" : "") << "\n";
+    if (!confines_filesystem(plan)) out << "  filesystem: unconstrained\n";
+    for (ControlDomain verb : unconstrained_filesystem_verbs(plan))
+      out << "  control " << control_domain_name(verb) << ": unconstrained (no document constrains it)\n";
     for (const LandlockControl& control : ll.controls)
       out << "  control " << control_domain_name(control.domain) << ": "
           << (control.flags & kControlNotEnforceable
@@ -121,14 +124,17 @@ std::string describe_plan(const Plan& plan, const aasm::Sha256Digest& digest, bo
     // A denylist's manifest lists the names it refuses.
     std::ostringstream policy, denied, startup;
     size_t policy_count = 0, denied_count = 0, startup_count = 0;
+    uint32_t denied_action = SECCOMP_RET_ALLOW;
     for (const SyscallEntry& entry : plan.syscalls) {
       const bool is_denied = entry.action != SECCOMP_RET_ALLOW;
+      if (is_denied) denied_action = entry.action;
       auto& list = entry.origin == SyscallOrigin::kStartup ? startup : is_denied ? denied : policy;
       (entry.origin == SyscallOrigin::kStartup ? startup_count : is_denied ? denied_count : policy_count)++;
       list << " " << entry.name;
     }
     if (denied_count) {
-      out << "syscalls denied by the policy (" << denied_count << "):" << denied.str() << "\n";
+      out << "syscalls denied by the policy (" << denied_count << ", answered " << describe_seccomp_action(denied_action)
+          << "):" << denied.str() << "\n";
     } else {
       out << "syscalls allowed by the policy (" << policy_count << "):" << policy.str() << "\n";
       out << "syscalls added as the start-up set (" << startup_count << "):" << startup.str() << "\n";

@@ -11,6 +11,36 @@ bool requests_nothing(const PolicyIR& ir) {
          ir.environment.empty() && ir.isolation.namespaces.empty() && !ir.isolation.linux_capabilities;
 }
 
+// Where the first document that confines a filesystem verb does, to point a
+// warning at; every document may lack one only when the IR has none.
+const SourceRef* first_confined_verb(const std::vector<PolicyDocument>& documents) {
+  for (const PolicyDocument& doc : documents)
+    if (doc.filesystem)
+      for (const auto* verb : {&doc.filesystem->read, &doc.filesystem->write, &doc.filesystem->execute})
+        if (*verb) return &(*verb)->source;
+  return nullptr;
+}
+
+// A verb no document constrains is open everywhere while its neighbours are
+// confined: `read` and `execute` without `write` leave every write the DAC
+// permits. Stated, with the fix; a filesystem confined by no verb at all is
+// a different, visible choice (show and explain print it unconstrained).
+void warn_unconstrained_verbs(const PolicyIR& ir, const std::vector<PolicyDocument>& documents, Diagnostics& diags) {
+  const FilesystemIR& fs = ir.filesystem;
+  if (fs.empty()) return;
+  const SourceRef* at = first_confined_verb(documents);
+  if (!at) return;  // confined by capabilities.deny alone
+  const std::pair<const char*, const std::optional<std::vector<PathGrant>>*> verbs[] = {
+      {"read", &fs.read}, {"write", &fs.write}, {"execute", &fs.execute}};
+  for (const auto& [name, grants] : verbs)
+    if (!*grants)
+      diags.warning(at->loc,
+                    std::string("no document constrains filesystem.") + name + ", so it is unconstrained while another "
+                        "filesystem verb is confined; write `" + name + ": {allow: []}` to deny it, or list the trees "
+                        "it may reach",
+                    diag::kUnconstrainedVerb, at->range);
+}
+
 }  // namespace
 
 std::optional<PolicyIR> build_ir(const std::vector<PolicyDocument>& documents, const std::vector<Target>& targets,
@@ -23,7 +53,7 @@ std::optional<PolicyIR> build_ir(const std::vector<PolicyDocument>& documents, c
   const unsigned errors_before = diags.error_count();
   PolicyIR ir = merge_cascade(documents, diags);
   ir.targets = targets;
-  ir.syscalls = resolve_syscalls(documents, ir.capabilities_denied, targets, diags);
+  ir.syscalls = resolve_syscalls(documents, ir.capabilities_denied, ir.isolation.linux_capabilities, targets, diags);
   add_socket_rules(ir, targets, diags);
   if (diags.error_count() != errors_before) return std::nullopt;
   // With earlier errors, a node may be missing because it was refused.
@@ -33,6 +63,7 @@ std::optional<PolicyIR> build_ir(const std::vector<PolicyDocument>& documents, c
                 diag::kNothingRequested);
     return std::nullopt;
   }
+  if (errors_before == 0) warn_unconstrained_verbs(ir, documents, diags);
   // After the check above: the defaults are no request of the policy's.
   add_safe_defaults(ir, documents, targets, diags);
   if (diags.error_count() != errors_before) return std::nullopt;

@@ -24,9 +24,7 @@ class Printer {
     out_ << "\n";
     for (const auto& [domain, source] : ir_.capabilities_denied)
       line("capabilities.deny: " + std::string(domain_name(domain)), source);
-    verb("filesystem.read", ir_.filesystem.read);
-    verb("filesystem.write", ir_.filesystem.write);
-    verb("filesystem.execute", ir_.filesystem.execute);
+    filesystem();
     flag("filesystem.templates_may_resolve_to_system_roots", ir_.filesystem.templates_may_resolve_to_system_roots,
          "true", "false");
     network("network.outbound", ir_.network.outbound);
@@ -73,7 +71,22 @@ class Printer {
     for (const PathGrant& g : *grants) {
       std::vector<SourceRef> narrowed;
       if (g.narrowed) narrowed.push_back(*g.narrowed);
-      line("  " + g.path.text() + (g.optional ? " (optional)" : ""), g.from, narrowed);
+      line("  " + g.path.text() + (g.optional ? " (optional)" : "") + (g.from_write ? " (writable, so readable)" : ""),
+           g.from, narrowed);
+    }
+  }
+
+  // A verb no document constrains is stated, as is a filesystem no verb confines.
+  void filesystem() {
+    const FilesystemIR& fs = ir_.filesystem;
+    if (fs.empty()) {
+      out_ << "filesystem: unconstrained\n";
+      return;
+    }
+    for (const auto& [name, grants] : {std::pair("filesystem.read", &fs.read), std::pair("filesystem.write", &fs.write),
+                                       std::pair("filesystem.execute", &fs.execute)}) {
+      if (*grants) verb(name, *grants);
+      else out_ << name << ": unconstrained\n";
     }
   }
 
@@ -122,9 +135,11 @@ class Printer {
         line("  allow " + name + (entry.origin == aasm::plan::SyscallOrigin::kStartup ? " (start-up set)" : ""),
              entry.from);
     } else {
-      out_ << "syscalls: denylist\n";
+      line("syscalls: denylist, denied calls answer " + s.default_action.value.text(), s.default_action.from,
+           s.default_action.narrowed);
     }
     for (const auto& [name, from] : s.denied) line("  deny " + name, from);
+    for (const auto& [name, why] : s.left_out_of_deny) out_ << "  not denied " << name << " (" << why << ")\n";
     for (const SafeDefaultIR& d : s.safe_defaults) {
       out_ << "  safe default @" << d.group << ": " << d.action.text() << "\n";
       for (const auto& [name, from] : d.allowed_by_policy) line("    allowed by the policy: " + name, from);

@@ -41,6 +41,7 @@ struct PathGrant {
   bool optional = false;
   SourceRef from;                         // the entry that produced it (the narrowest)
   std::optional<SourceRef> narrowed;      // a broader grant it was cut from
+  bool from_write = false;                // a read grant because the tree may be written
   auto operator<=>(const PathGrant& other) const { return path <=> other.path; }
   bool operator==(const PathGrant& other) const { return path == other.path; }
 };
@@ -128,6 +129,9 @@ struct SyscallIR {
   // syscall, per target, the condition under which the call is allowed.
   std::map<std::string, std::map<std::string, NormalizedCondition>> conditionally_allowed;
   std::vector<SafeDefaultIR> safe_defaults;
+  // Deny-group members left out because they cannot raise privilege here
+  // (the uid/gid calls without CAP_SETUID/CAP_SETGID kept), with why.
+  std::map<std::string, std::string> left_out_of_deny;
 };
 
 struct ResourcesIR {

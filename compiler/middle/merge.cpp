@@ -15,22 +15,46 @@ std::vector<const PolicyDocument*> by_tier(const std::vector<PolicyDocument>& do
   return ordered;
 }
 
-std::vector<PathGrant> grants_of(const std::vector<PathEntry>& entries) {
+std::vector<PathGrant> grants_of(const std::vector<PathEntry>& entries, bool from_write = false) {
   std::vector<PathGrant> grants;
-  for (const PathEntry& entry : entries) grants.push_back({entry.path, false, entry.source, std::nullopt});
+  for (const PathEntry& entry : entries) grants.push_back({entry.path, false, entry.source, std::nullopt, from_write});
   return normalize_paths(std::move(grants));
+}
+
+// `get` gives a document's grants, or nothing where it does not constrain.
+template <typename Get>
+std::optional<std::vector<PathGrant>> merge_grants(const std::vector<const PolicyDocument*>& docs, Get&& get) {
+  std::optional<std::vector<PathGrant>> merged;
+  for (const PolicyDocument* doc : docs) {
+    std::optional<std::vector<PathGrant>> grants = get(*doc);
+    if (!grants) continue;
+    merged = merged ? intersect_paths(*merged, *grants) : std::move(*grants);
+  }
+  return merged;
 }
 
 template <typename Get>
 std::optional<std::vector<PathGrant>> merge_paths(const std::vector<const PolicyDocument*>& docs, Get&& get) {
-  std::optional<std::vector<PathGrant>> merged;
-  for (const PolicyDocument* doc : docs) {
-    const std::vector<PathEntry>* entries = get(*doc);
-    if (!entries) continue;
-    std::vector<PathGrant> grants = grants_of(*entries);
-    merged = merged ? intersect_paths(*merged, grants) : std::move(grants);
-  }
-  return merged;
+  return merge_grants(docs, [&](const PolicyDocument& doc) -> std::optional<std::vector<PathGrant>> {
+    const std::vector<PathEntry>* entries = get(doc);
+    if (!entries) return std::nullopt;
+    return grants_of(*entries);
+  });
+}
+
+// A document's readable trees: its reads and, a tree that may be written
+// may be read (policy.md), its writes: gcc reopens the temporary files it
+// creates, git reads back the objects it writes. Per document, before the
+// meet, so the merge permits nothing a document forbids (a document that
+// confines reads but not writes adds nothing).
+std::optional<std::vector<PathGrant>> readable(const PolicyDocument& doc) {
+  if (!doc.filesystem || !doc.filesystem->read) return std::nullopt;
+  std::vector<PathGrant> grants = grants_of(doc.filesystem->read->allow);
+  if (doc.filesystem->write)
+    for (PathGrant& w : grants_of(doc.filesystem->write->allow, true))
+      if (std::none_of(grants.begin(), grants.end(), [&](const PathGrant& r) { return contains(r.path, w.path); }))
+        grants.push_back(std::move(w));
+  return normalize_paths(std::move(grants));
 }
 
 FilesystemIR merge_filesystem(const std::vector<const PolicyDocument*>& docs) {
@@ -40,7 +64,7 @@ FilesystemIR merge_filesystem(const std::vector<const PolicyDocument*>& docs) {
       return &((*doc.filesystem).*member)->allow;
     });
   };
-  FilesystemIR fs{verb(&FilesystemNode::read), verb(&FilesystemNode::write), verb(&FilesystemNode::execute)};
+  FilesystemIR fs{merge_grants(docs, readable), verb(&FilesystemNode::write), verb(&FilesystemNode::execute)};
   auto optional = merge_paths(docs, [](const PolicyDocument& doc) -> const std::vector<PathEntry>* {
     return doc.filesystem && doc.filesystem->optional ? &*doc.filesystem->optional : nullptr;
   });
@@ -343,6 +367,8 @@ std::vector<PathGrant> intersect_paths(const std::vector<PathGrant>& a, const st
       if (!cover) cover = find(up);
     if (cover) {
       out.push_back(cover->path == x.path ? *cover : x);
+      // Read because written only where neither side grants it as a read.
+      if (cover->path == x.path) out.back().from_write = cover->from_write && x.from_write;
       continue;
     }
     // y in b beneath x: y survives, cut from x.

@@ -9,6 +9,12 @@
 #include "middle/syscall_groups.h"
 
 namespace aasmc {
+
+// EPERM, what the kernel answers a caller without the privilege: a program
+// sees a failed call it can report, not a SIGSYS that names nothing. `kill`
+// must be written.
+Action unwritten_default_action() { return Action{Action::Kind::kErrno, EPERM}; }
+
 namespace {
 
 using aasm::plan::FilterMode;
@@ -17,7 +23,9 @@ using NameSet = std::map<std::string, SourceRef>;
 
 class NameResolver {
  public:
-  NameResolver(const std::vector<Target>& targets, Diagnostics& diags) : targets_(targets), diags_(diags) {}
+  NameResolver(const std::vector<Target>& targets, const std::optional<std::map<std::string, SourceRef>>& kept,
+               Diagnostics& diags)
+      : targets_(targets), kept_(kept), diags_(diags) {}
 
   enum class Context { kAllow, kDeny };
 
@@ -59,6 +67,8 @@ class NameResolver {
 
   // Deny sets with argument rules met in deny lists, with where they were named.
   const std::vector<std::pair<const SyscallGroup*, SourceRef>>& rule_groups() const { return rule_groups_; }
+  // Members a deny group named left out, with why.
+  const std::map<std::string, std::string>& left_out() const { return left_out_; }
 
  private:
   void expand_group(const NameEntry& entry, NameSet& names, Context context) {
@@ -82,13 +92,24 @@ class NameResolver {
       rule_groups_.emplace_back(group, entry.source);
     }
     // Group members may be architecture-specific; kept where any target has them.
-    for (const GroupMember& member : group->members)
+    for (const GroupMember& member : group->members) {
+      if (!member.capability.empty() && kept(member.capability) != (context == Context::kDeny)) {
+        if (context == Context::kDeny)
+          left_out_.try_emplace(member.syscall.str(), "@" + group->name.str() + ": without " +
+                                                          member.capability.str() + " it can only keep or lower ids");
+        continue;
+      }
       for (const Target& target : targets_)
         if (syscall_number(target, member.syscall)) names.emplace(member.syscall.str(), entry.source);
+    }
   }
 
+  bool kept(llvm::StringRef capability) const { return kept_ && kept_->count(capability.str()); }
+
   const std::vector<Target>& targets_;
+  const std::optional<std::map<std::string, SourceRef>>& kept_;
   Diagnostics& diags_;
+  std::map<std::string, std::string> left_out_;
   std::vector<std::pair<const SyscallGroup*, SourceRef>> rule_groups_;
 };
 
@@ -137,11 +158,10 @@ void deny_process_creation(SyscallIR& ir, const SourceRef& source, const std::ve
                       source, {}, {}});
 }
 
-// Deny sets with argument rules become rules with the deny action: the
-// allowlist's default, or kill in a denylist.
+// Deny sets with argument rules become rules with the answer of a denied call.
 void add_group_rules(SyscallIR& ir, const std::vector<std::pair<const SyscallGroup*, SourceRef>>& groups,
                      const std::vector<Target>& targets) {
-  const Action deny = ir.mode == FilterMode::kAllowlist ? ir.default_action.value : Action{Action::Kind::kKill, 0};
+  const Action deny = ir.default_action.value;
   for (const auto& [group, source] : groups)
     for (const GroupRule& rule : group->rules) {
       if (std::none_of(targets.begin(), targets.end(), [&](const Target& t) { return syscall_number(t, rule.syscall).has_value(); }))
@@ -286,7 +306,7 @@ SyscallIR& syscalls_or_empty_denylist(PolicyIR& ir) {
   if (!ir.syscalls) {
     ir.syscalls.emplace();
     ir.syscalls->mode = FilterMode::kDenylist;
-    ir.syscalls->default_action = Effective<Action>{Action{Action::Kind::kKill, 0}, {}, {}};
+    ir.syscalls->default_action = Effective<Action>{unwritten_default_action(), {}, {}};
   }
   return *ir.syscalls;
 }
@@ -403,14 +423,14 @@ SyscallRuleIR safe_default_rule(llvm::StringRef syscall, std::optional<llvm::Str
 
 std::optional<SyscallIR> resolve_syscalls(const std::vector<PolicyDocument>& documents,
                                           const std::map<Domain, SourceRef>& capabilities_denied,
+                                          const std::optional<std::map<std::string, SourceRef>>& kept_capabilities,
                                           const std::vector<Target>& targets, Diagnostics& diags) {
-  NameResolver resolver(targets, diags);
+  NameResolver resolver(targets, kept_capabilities, diags);
   std::vector<DocumentPermissions> permissions;
   std::optional<NameSet> allowed;
   NameSet denied;
   std::optional<Effective<Action>> default_action;
   std::vector<SyscallRuleIR> rules;
-  const Located<Action>* default_without_allow = nullptr;
   bool any_syscalls = false;
   for (const PolicyDocument& doc : documents) {
     if (!doc.syscalls) continue;
@@ -418,11 +438,14 @@ std::optional<SyscallIR> resolve_syscalls(const std::vector<PolicyDocument>& doc
     // An empty `syscalls: {}` asks for nothing and constrains nothing.
     if (!node.allow && !node.deny && node.rules.empty() && !node.default_action) continue;
     any_syscalls = true;
-    // An allowlist without `default` means kill: it takes part in the meet as such.
+    // A document that refuses calls without writing `default` answers EPERM:
+    // it takes part in the meet as such. In a denylist, `default` is the
+    // answer of its denied names.
     const std::optional<Located<Action>> stated =
         node.default_action ? node.default_action
-        : node.allow        ? std::optional<Located<Action>>(Located<Action>{Action{Action::Kind::kKill, 0}, node.source})
-                            : std::nullopt;
+        : node.allow || node.deny
+            ? std::optional<Located<Action>>(Located<Action>{unwritten_default_action(), node.source})
+            : std::nullopt;
     if (stated) {
       const Located<Action>& next = *stated;
       if (!default_action) {
@@ -432,7 +455,6 @@ std::optional<SyscallIR> resolve_syscalls(const std::vector<PolicyDocument>& doc
         default_action->value = next.value;
         default_action->from = next.source;
       }
-      if (!node.allow) default_without_allow = &*node.default_action;
     }
     NameSet doc_allowed = node.allow ? resolver.expand(*node.allow, NameResolver::Context::kAllow) : NameSet{};
     permissions.push_back(document_permissions(doc, node, doc_allowed));
@@ -461,17 +483,13 @@ std::optional<SyscallIR> resolve_syscalls(const std::vector<PolicyDocument>& doc
   }
   const auto process_denial = capabilities_denied.find(Domain::kProcessCreation);
   if (!any_syscalls && process_denial == capabilities_denied.end()) return std::nullopt;
-  if (!allowed && default_without_allow) {
-    diags.error(default_without_allow->source.loc,
-                "spec.syscalls.default has no effect without spec.syscalls.allow in some document of the cascade",
-                diag::kBadValue, default_without_allow->source.range);
-    return std::nullopt;
-  }
 
   SyscallIR ir;
   ir.mode = allowed ? FilterMode::kAllowlist : FilterMode::kDenylist;
-  ir.default_action = default_action.value_or(Effective<Action>{Action{Action::Kind::kKill, 0}, {}, {}});
+  ir.default_action = default_action.value_or(Effective<Action>{unwritten_default_action(), {}, {}});
   ir.denied = std::move(denied);
+  for (const auto& [name, why] : resolver.left_out())
+    if (!ir.denied.count(name)) ir.left_out_of_deny.emplace(name, why);
   ir.rules = std::move(rules);
   if (process_denial != capabilities_denied.end()) deny_process_creation(ir, process_denial->second, targets);
   add_group_rules(ir, resolver.rule_groups(), targets);

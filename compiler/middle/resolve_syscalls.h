@@ -11,8 +11,14 @@
 
 namespace aasmc {
 
+// The answer of a denied call where no document writes `syscalls.default`.
+Action unwritten_default_action();
+
+// `kept_capabilities`: isolation.linux_capabilities of the merge (absent:
+// none kept), which decides where the uid/gid calls belong (GroupMember::capability).
 std::optional<SyscallIR> resolve_syscalls(const std::vector<PolicyDocument>& documents,
                                           const std::map<Domain, SourceRef>& capabilities_denied,
+                                          const std::optional<std::map<std::string, SourceRef>>& kept_capabilities,
                                           const std::vector<Target>& targets, Diagnostics& diags);
 
 // The seccomp side of network.outbound (rules for what Landlock's TCP

@@ -13,7 +13,10 @@ namespace {
 //  - deny groups (@mount, @privileged, @debug, @kernel) are what a policy
 //    names in syscalls.deny.
 //
-// No syscall is in both an allow group and a deny group: a document may say
+// The uid/gid calls are the exception, in @process and @privileged both,
+// gated by the capability that lets them raise privilege (GroupMember::
+// capability): a policy's expansion holds each in exactly one of them.
+// Otherwise no syscall is in both an allow group and a deny group: a document may say
 // `allow: ["@file-read"]` and `deny: ["@mount"]` together, and one name in
 // both lists of a document is an error. Members may exist on one target only
 // (`open` is x86_64 only); the compiler keeps a member where a target has it.
@@ -193,6 +196,15 @@ constexpr GroupMember kProcess[] = {
     {"getresuid", "reads real, effective and saved user ids"},
     {"getresgid", "reads real, effective and saved group ids"},
     {"getgroups", "reads the supplementary groups"},
+    {"setuid", "sets the user ids to the real or saved one", "CAP_SETUID"},
+    {"setgid", "sets the group ids to the real or saved one", "CAP_SETGID"},
+    {"setreuid", "swaps or drops the real and effective user ids", "CAP_SETUID"},
+    {"setregid", "swaps or drops the real and effective group ids", "CAP_SETGID"},
+    {"setresuid", "keeps or drops real, effective and saved user ids; glibc's posix_spawn (POSIX_SPAWN_RESETIDS, GNU make) calls it", "CAP_SETUID"},
+    {"setresgid", "keeps or drops real, effective and saved group ids; glibc's posix_spawn calls it", "CAP_SETGID"},
+    {"setfsuid", "sets the file-access user id to one of the own ids; also reads it", "CAP_SETUID"},
+    {"setfsgid", "sets the file-access group id to one of the own ids; also reads it", "CAP_SETGID"},
+    {"setgroups", "fails without CAP_SETGID whatever the list; newgrp, su and shells call it", "CAP_SETGID"},
     {"capget", "reads capability sets"},
     {"prctl", "per-process settings (name, no_new_privs, dumpable)"},
     {"arch_prctl", "x86 thread-pointer set-up (x86_64 only)"},
@@ -335,6 +347,7 @@ constexpr GroupMember kMemory[] = {
     {"pkey_free", "frees a memory protection key"},
     {"pkey_mprotect", "mprotect with a protection key"},
     {"get_mempolicy", "reads the NUMA memory policy"},
+    {"sysinfo", "reads total and free memory; sort, gcc's cc1, ld, node and python size their buffers with it"},
 };
 
 // --- deny groups ---------------------------------------------------------
@@ -357,15 +370,15 @@ constexpr GroupMember kMount[] = {
 // Changing identity, privileges and host-wide settings, and leaving the
 // namespaces the launcher set up.
 constexpr GroupMember kPrivileged[] = {
-    {"setuid", "changes the user id"},
-    {"setgid", "changes the group id"},
-    {"setreuid", "changes real and effective user ids"},
-    {"setregid", "changes real and effective group ids"},
-    {"setresuid", "changes real, effective and saved user ids"},
-    {"setresgid", "changes real, effective and saved group ids"},
-    {"setfsuid", "changes the user id used for file access"},
-    {"setfsgid", "changes the group id used for file access"},
-    {"setgroups", "changes the supplementary groups"},
+    {"setuid", "changes the user id to any value", "CAP_SETUID"},
+    {"setgid", "changes the group id to any value", "CAP_SETGID"},
+    {"setreuid", "changes real and effective user ids to any value", "CAP_SETUID"},
+    {"setregid", "changes real and effective group ids to any value", "CAP_SETGID"},
+    {"setresuid", "changes real, effective and saved user ids to any value", "CAP_SETUID"},
+    {"setresgid", "changes real, effective and saved group ids to any value", "CAP_SETGID"},
+    {"setfsuid", "changes the user id used for file access to any value", "CAP_SETUID"},
+    {"setfsgid", "changes the group id used for file access to any value", "CAP_SETGID"},
+    {"setgroups", "changes the supplementary groups to any value", "CAP_SETGID"},
     {"capset", "changes capability sets"},
     {"unshare", "creates namespaces (user namespaces widen kernel attack surface); isolation is the launcher's job"},
     {"setns", "joins another namespace"},

@@ -10,6 +10,11 @@ namespace aasmc {
 struct GroupMember {
   llvm::StringRef syscall;
   llvm::StringRef reason;
+  // A call that raises privilege only with this capability (CAP_SETUID):
+  // without it, it can only keep or lower. It belongs to an allow list's
+  // groups while the policy does not keep the capability, to a deny list's
+  // while it does (isolation.linux_capabilities).
+  llvm::StringRef capability = {};
 };
 
 // A call refused only for some arguments: a deny set's member that is a

@@ -159,6 +159,12 @@ struct Plan {
 inline uint32_t namespaces_of(const Plan& plan) { return plan.process ? plan.process->namespaces : 0; }
 inline uint64_t kept_capabilities_of(const Plan& plan) { return plan.process ? plan.process->kept_capabilities : 0; }
 
+// Whether the plan confines any filesystem verb, and which verbs it leaves
+// unconstrained while it does (policy.md: a verb no document constrains is
+// stated by show, explain and --dry-run).
+bool confines_filesystem(const Plan& plan);
+std::vector<ControlDomain> unconstrained_filesystem_verbs(const Plan& plan);
+
 // Whether `plan` fits the format: every string, list and program within the
 // limits of format.h, and nothing the reader would refuse for its order.
 Status check_encodable(const Plan& plan);

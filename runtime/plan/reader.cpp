@@ -414,6 +414,31 @@ std::vector<const SeccompProgram*> programs_for(const Plan& plan, uint32_t audit
   return programs;
 }
 
+namespace {
+
+constexpr ControlDomain kFilesystemVerbs[] = {ControlDomain::kFileRead, ControlDomain::kFileWrite,
+                                              ControlDomain::kFileExecute};
+
+bool has_control(const Plan& plan, ControlDomain domain) {
+  return plan.landlock && std::any_of(plan.landlock->controls.begin(), plan.landlock->controls.end(),
+                                      [&](const LandlockControl& c) { return c.domain == domain; });
+}
+
+}  // namespace
+
+bool confines_filesystem(const Plan& plan) {
+  return std::any_of(std::begin(kFilesystemVerbs), std::end(kFilesystemVerbs),
+                     [&](ControlDomain verb) { return has_control(plan, verb); });
+}
+
+std::vector<ControlDomain> unconstrained_filesystem_verbs(const Plan& plan) {
+  std::vector<ControlDomain> out;
+  if (!confines_filesystem(plan)) return out;
+  for (ControlDomain verb : kFilesystemVerbs)
+    if (!has_control(plan, verb)) out.push_back(verb);
+  return out;
+}
+
 const char* control_domain_name(ControlDomain domain) {
   switch (domain) {
     case ControlDomain::kFileRead: return "file_read";

@@ -175,5 +175,39 @@ TEST_CASE("every valid policy compiles, reads back, and is byte-identical across
   }
 }
 
+// Issue 11: `show` says "denied" for a denylist's names, with their answer,
+// and "unconstrained" for a filesystem verb no document constrains.
+TEST_CASE("show names a denylist's names as denied and a verb no document constrains as unconstrained") {
+  TempDir dir;
+  auto shown = [&](const std::string& name, const std::string& spec) {
+    write_file(dir / (name + ".yaml"),
+               "apiVersion: aasm.dev/v1\nkind: Policy\nmetadata: {name: " + name + ", tier: agent}\nspec:\n" + spec);
+    const Run compiled = run({binary("AASMC"), "compile", dir / (name + ".yaml"), "-o", dir / (name + ".bin")});
+    INFO("stderr:\n", compiled.err);
+    REQUIRE(compiled.exit_code == 0);
+    const Run r = run({binary("AASMC"), "show", dir / (name + ".bin")});
+    REQUIRE(r.exit_code == 0);
+    return r.out;
+  };
+  const std::string deny = shown("deny", "  syscalls:\n    deny: [ptrace, bpf]\n");
+  CHECK(deny.find("syscalls denied by the policy (2, answered errno:EPERM): bpf ptrace\n") != std::string::npos);
+  CHECK(deny.find("allowed by the policy") == std::string::npos);
+  CHECK(deny.find("filesystem: unconstrained") != std::string::npos);
+  const std::string kill = shown("deny-kill", "  syscalls:\n    default: kill\n    deny: [ptrace]\n");
+  CHECK(kill.find("syscalls denied by the policy (1, answered kill-process): ptrace\n") != std::string::npos);
+  const std::string reads = shown("reads", "  filesystem:\n    read: {allow: [\"/usr\"]}\n");
+  CHECK(reads.find("control file_write: unconstrained") != std::string::npos);
+  CHECK(reads.find("control file_execute: unconstrained") != std::string::npos);
+  CHECK(reads.find("control file_read: unconstrained") == std::string::npos);
+
+  SUBCASE("control: an allowlist's names are shown as allowed, and a fully confined filesystem has no such line") {
+    const std::string allow = shown("allow", "  syscalls:\n    allow: [read]\n");
+    CHECK(allow.find("syscalls allowed by the policy (1): read\n") != std::string::npos);
+    const std::string all = shown("all", "  filesystem:\n    read: {allow: [\"/usr\"]}\n    write: {allow: []}\n"
+                                         "    execute: {allow: []}\n");
+    CHECK(all.find("unconstrained") == std::string::npos);
+  }
+}
+
 }  // namespace
 }  // namespace aasm::ktest

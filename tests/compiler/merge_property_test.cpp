@@ -86,7 +86,7 @@ class RandomPolicy {
       std::erase_if(*node.deny, [&](const NameEntry& d) {
         return std::any_of(node.allow->begin(), node.allow->end(), [&](const NameEntry& a) { return a.name == d.name; });
       });
-    if (node.allow && coin()) node.default_action = Located<Action>{kDefaults[pick(3)], ref(index)};
+    if ((node.allow || node.deny) && coin()) node.default_action = Located<Action>{kDefaults[pick(3)], ref(index)};
     return node;
   }
   std::optional<NetworkRule> maybe_rule(int index, bool outbound) {
@@ -136,7 +136,7 @@ std::optional<SyscallIR> syscalls_of(const std::vector<PolicyDocument>& docs, co
   llvm::SourceMgr sources;
   Diagnostics diags(sources);
   const std::vector<Target> targets = {*find_target("x86_64")};
-  return resolve_syscalls(docs, ir.capabilities_denied, targets, diags);
+  return resolve_syscalls(docs, ir.capabilities_denied, ir.isolation.linux_capabilities, targets, diags);
 }
 
 bool path_allowed(const std::optional<std::vector<PathGrant>>& verb, const PathTemplate& probe) {
@@ -173,7 +173,9 @@ void check_no_wider(const PolicyIR& merged, const std::optional<SyscallIR>& merg
     INFO("syscall ", name);
     CHECK((!syscall_allowed(merged_syscalls, name) || syscall_allowed(one_syscalls, name)));
   }
-  if (merged_syscalls && one_syscalls && one_syscalls->mode == aasm::plan::FilterMode::kAllowlist)
+  // A document that refuses calls takes part with its default (errno:EPERM unwritten).
+  if (merged_syscalls && one_syscalls &&
+      (one_syscalls->mode == aasm::plan::FilterMode::kAllowlist || !one_syscalls->denied.empty()))
     CHECK(merged_syscalls->default_action.value.strictness() >= one_syscalls->default_action.value.strictness());
   for (auto direction : {&NetworkIR::outbound, &NetworkIR::bind}) {
     const auto& m = merged.network.*direction;

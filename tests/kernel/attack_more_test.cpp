@@ -52,14 +52,14 @@ struct Trees {
 const char* const kUnixSocketsAllowed = "    unix_sockets: {allow: [\"/\"]}\n";
 
 // Reads the system, /proc, /dev and ro/; writes rw/; no network; the
-// review's deny groups (killed: a denylist's answer); tree limits.
+// review's deny groups (killed: written as the denylist's answer); tree limits.
 std::string agent_policy(const Trees& t, bool unix_sockets = false) {
   return "  filesystem:\n"
          "    read: {allow: " + flow_list({"/usr", "/etc", "/proc", "/dev", probe_dir(), t.ro}) + "}\n"
          "    write: {allow: " + flow_list({t.rw}) + "}\n"
          "    execute: {allow: " + flow_list({"/usr", probe_dir()}) + "}\n"
          "  network:\n    outbound: none\n"
-         "  syscalls:\n    deny: [\"@mount\", \"@privileged\", \"@debug\", \"@kernel\"]\n"
+         "  syscalls:\n    default: kill\n    deny: [\"@mount\", \"@privileged\", \"@debug\", \"@kernel\"]\n"
          "  resources:\n    pids: 64\n    memory: 256Mi\n    wall_clock: 20s\n" +
          (unix_sockets ? std::string("  ipc:\n") + kUnixSocketsAllowed : "");
 }

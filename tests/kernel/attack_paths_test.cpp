@@ -91,51 +91,57 @@ void symlink_to(const std::string& target, const std::string& link) {
 
 // ---------------------------------------------------------------- planted links
 
-TEST_CASE("attack paths: a ${CWD}/.gitconfig read rule re-pointed by a link in the writable CWD is refused") {
+// The review's case: read ${HOME}/.gitconfig, with HOME inside the writable
+// working tree, where an earlier run replaced the file by a link to a
+// secret. ${HOME} and ${CWD} are different variables, so the read rule is
+// not covered by the writable tree (the meet treats them as disjoint): the
+// launcher opens it beneath ${HOME} without following links, and refuses.
+TEST_CASE("attack paths: a ${HOME}/.gitconfig read rule re-pointed by a link in the writable tree is refused") {
   const Trees t("work");
   const TempDir& dir = t.dir;
   const std::string &secret = t.secret, &work = t.tree;
-  // Read ${CWD}/.gitconfig, write ${CWD}: what an earlier run could do.
-  const std::string plan = compile_spec(dir, "gitconfig", fs_spec({"${CWD}/.gitconfig"}, {"${CWD}"}));
+  const std::string plan = compile_spec(dir, "gitconfig", fs_spec({"${HOME}/.gitconfig"}, {"${CWD}"}));
   symlink_to(secret + "/file", work + "/.gitconfig");
+  const std::vector<std::string> home = {"HOME=" + work};
 
-  // The unfixed launcher followed the link and granted the secret.
-  CHECK_REFUSED(launch_probe(work, plan, {"read", work + "/.gitconfig"}), "${CWD}/.gitconfig", work + "/.gitconfig",
-                secret + "/file", "real path");
-  CHECK_REFUSED(launch_probe(work, plan, {"read", secret + "/file"}), "${CWD}/.gitconfig");
-  const Run dry = dry_run(work, plan);
+  CHECK_REFUSED(launch_probe(work, plan, {"read", work + "/.gitconfig"}, home), "${HOME}/.gitconfig", ".gitconfig",
+                secret + "/file");
+  const Run dry = dry_run(work, plan, home);
   INFO("dry-run stdout: ", dry.out);
   CHECK(dry.exit_code == 125);
-  CHECK(contains(dry.out, "would be refused"));
-  CHECK(contains(dry.out, work + "/.gitconfig"));
 
-  SUBCASE("control: a real file there is read") {
+  SUBCASE("control: a real file there is read, and the secret is not") {
     REQUIRE(::unlink((work + "/.gitconfig").c_str()) == 0);
     write_file(work + "/.gitconfig", "[user]\n");
-    CHECK_RUN(launch_probe(work, plan, {"read", work + "/.gitconfig"}), 0, "OK\n");
-    CHECK_RUN(launch_probe(work, plan, {"read", secret + "/file"}), 1, "EACCES\n");
-    CHECK(dry_run(work, plan).exit_code == 0);
+    CHECK_RUN(launch_probe(work, plan, {"read", work + "/.gitconfig"}, home), 0, "OK\n");
+    CHECK_RUN(launch_probe(work, plan, {"read", secret + "/file"}, home), 1, "EACCES\n");
+    CHECK(dry_run(work, plan, home).exit_code == 0);
   }
 }
 
-TEST_CASE("attack paths: an absolute read rule through a link inside a writable tree is refused") {
+// A read rule beneath a tree of the same variable that is writable is
+// covered by it (a writable tree is readable) and dropped: no rule follows
+// the planted link, and Landlock checks its target, which no rule grants.
+TEST_CASE("attack paths: a read rule beneath a writable tree grants nothing through a planted link") {
   const Trees t("rw");
   const TempDir& dir = t.dir;
   const std::string &secret = t.secret, &rw = t.tree;
-  // write /X, read /X/sub/file, where the command replaced sub with a link.
-  const std::string plan = compile_spec(dir, "nested", fs_spec({rw + "/sub/file"}, {rw}));
-  symlink_to(secret, rw + "/sub");
-
-  CHECK_REFUSED(launch_probe(dir.path(), plan, {"read", rw + "/sub/file"}), rw + "/sub/file", rw + "/sub", secret,
-                "makes writable");
-  CHECK(dry_run(dir.path(), plan).exit_code == 125);
+  for (const auto& [name, read] : {std::pair{"cwd", std::string("${CWD}/.gitconfig")}, std::pair{"abs", rw + "/sub/file"}}) {
+    CAPTURE(name);
+    const std::string plan = compile_spec(dir, name, fs_spec({read}, {name == std::string("cwd") ? "${CWD}" : rw}));
+    const std::string link = name == std::string("cwd") ? rw + "/.gitconfig" : rw + "/sub";
+    symlink_to(name == std::string("cwd") ? secret + "/file" : secret, link);
+    const std::string through = name == std::string("cwd") ? rw + "/.gitconfig" : rw + "/sub/file";
+    CHECK_RUN(launch_probe(rw, plan, {"read", through}), 1, "EACCES\n");
+    CHECK_RUN(launch_probe(rw, plan, {"read", secret + "/file"}), 1, "EACCES\n");
+    REQUIRE(::unlink(link.c_str()) == 0);
+  }
 
   SUBCASE("control: a real directory there is read") {
-    REQUIRE(::unlink((rw + "/sub").c_str()) == 0);
+    const std::string plan = compile_spec(dir, "abs-real", fs_spec({rw + "/sub/file"}, {rw}));
     make_dir(rw + "/sub");
     write_file(rw + "/sub/file", "inside\n");
-    CHECK_RUN(launch_probe(dir.path(), plan, {"read", rw + "/sub/file"}), 0, "OK\n");
-    CHECK_RUN(launch_probe(dir.path(), plan, {"read", secret + "/file"}), 1, "EACCES\n");
+    CHECK_RUN(launch_probe(rw, plan, {"read", rw + "/sub/file"}), 0, "OK\n");
   }
 }
 

@@ -66,8 +66,11 @@ std::string allowlist(const TempDir& dir, const std::string& name, const std::st
                   (extra.empty() ? "" : ", " + extra) + "]\n" + rest);
 }
 
-std::string denylist(const TempDir& dir, const std::string& name, const std::string& deny) {
-  return plan(dir, name, "    deny: [" + deny + "]\n");
+// A denylist; `default_action` ("" for none) is the answer of its denied calls.
+std::string denylist(const TempDir& dir, const std::string& name, const std::string& deny,
+                     const std::string& default_action = "") {
+  return plan(dir, name,
+              (default_action.empty() ? "" : "    default: \"" + default_action + "\"\n") + "    deny: [" + deny + "]\n");
 }
 
 std::string nr(long number) { return std::to_string(number); }
@@ -84,6 +87,7 @@ TEST_CASE("seccomp: an x32 system call is killed, whatever the allowlist and the
   const std::string allowed = allowlist(dir, "allow-getpid", "errno:EPERM", "getpid");
   CHECK_KILLED(probe(allowed, {"x32-getpid"}));
   CHECK_KILLED(probe(denylist(dir, "deny-ptrace", "ptrace"), {"x32-getpid"}));
+  CHECK_KILLED(probe(denylist(dir, "deny-ptrace-errno", "ptrace", "errno:EPERM"), {"x32-getpid"}));
 
   SUBCASE("control: the native getpid is allowed by the same plan") {
     CHECK_RUN(probe(allowed, {"sys", nr(SYS_getpid)}), 0, "OK\n");
@@ -177,13 +181,14 @@ TEST_CASE("seccomp: a clone rule on flags & CLONE_NEWUSER kills or fails that cl
   }
 }
 
-TEST_CASE("seccomp: io_uring_setup is refused by an allowlist that does not list it and killed by any denylist") {
+TEST_CASE("seccomp: io_uring_setup is refused by an allowlist that does not list it and by any denylist") {
   TempDir dir;
   CHECK_RUN(probe(allowlist(dir, "errno", "errno:EPERM", ""), {"io_uring_setup"}), 1, "EPERM\n");
   CHECK_KILLED(probe(allowlist(dir, "kill", "kill", ""), {"io_uring_setup"}));
-  // A denylist that names only ptrace still kills io_uring: its operations
-  // would run outside the filter.
-  CHECK_KILLED(probe(denylist(dir, "deny-ptrace", "ptrace"), {"io_uring_setup"}));
+  // A denylist that names only ptrace still refuses io_uring, with its
+  // answer: its operations would run outside the filter.
+  CHECK_RUN(probe(denylist(dir, "deny-ptrace", "ptrace"), {"io_uring_setup"}), 1, "EPERM\n");
+  CHECK_KILLED(probe(denylist(dir, "deny-ptrace-kill", "ptrace", "kill"), {"io_uring_setup"}));
 
   SUBCASE("control: without a syscall filter the kernel refuses the NULL params itself") {
     // io_uring_setup(0, NULL): EFAULT copying the params (io_uring_disabled
@@ -242,9 +247,10 @@ constexpr Dangerous kDangerous[] = {
 
 }  // namespace
 
+// Written with `default: kill` (a denylist answers EPERM otherwise).
 TEST_CASE("seccomp: a denylist of @kernel, @debug and @mount kills each of their calls") {
   TempDir dir;
-  const std::string deny = denylist(dir, "deny-groups", "\"@kernel\", \"@debug\", \"@mount\"");
+  const std::string deny = denylist(dir, "deny-groups", "\"@kernel\", \"@debug\", \"@mount\"", "kill");
   for (const Dangerous& call : kDangerous) {
     INFO("danger ", call.op);
     CHECK_KILLED(probe(deny, {"danger", call.op}));
@@ -274,5 +280,31 @@ TEST_CASE("seccomp: an allow-all filter the command installs itself does not lif
 
   SUBCASE("control: with getppid allowed the same probe installs its filter and succeeds") {
     CHECK_RUN(probe(allowlist(dir, "allowed", "kill", "seccomp, getppid"), {"own-filter-then-getppid"}), 0, "OK\n");
+  }
+}
+
+// A policy that writes no `default` gets EPERM for a denied call, in both
+// modes: a program sees a failed call it can report, not a SIGSYS that names
+// nothing (issue 11). Before, a denylist killed and an allowlist without
+// `default` killed.
+TEST_CASE("seccomp: a denied call answers EPERM unless the policy writes kill") {
+  TempDir dir;
+  const std::string deny = denylist(dir, "deny-groups", "\"@kernel\", \"@debug\", \"@mount\"");
+  for (const Dangerous& call : kDangerous) {
+    INFO("danger ", call.op);
+    CHECK_RUN(probe(deny, {"danger", call.op}), 1, "EPERM\n");
+  }
+  const std::string unwritten = plan(dir, "allowlist-no-default", std::string("    allow: [") + kProbeCalls + "]\n");
+  CHECK_RUN(probe(unwritten, {"getppid"}), 1, "EPERM\n");
+
+  SUBCASE("control: the same denylist and allowlist with `default: kill` kill") {
+    CHECK_KILLED(probe(denylist(dir, "deny-kill", "\"@kernel\"", "kill"), {"danger", "bpf"}));
+    CHECK_KILLED(probe(plan(dir, "allowlist-kill", std::string("    default: kill\n    allow: [") + kProbeCalls + "]\n"),
+                       {"getppid"}));
+  }
+  SUBCASE("control: an allowed call succeeds under the allowlist without default") {
+    CHECK_RUN(probe(plan(dir, "allowlist-getppid", std::string("    allow: [") + kProbeCalls + ", getppid]\n"),
+                    {"getppid"}),
+              0, "OK\n");
   }
 }
