@@ -1,23 +1,35 @@
-// The `when:` condition language of policy.md ("Condition expressions").
-// Precedence, loosest first: ||, &&, !, then a single test.
+// The `when:` condition language of policy.md ("Condition expressions"),
+// with C's precedence: || binds loosest, then &&, then the tests, whose
+// operators (== != < <= > >= &) bind tighter than && in C; ! binds tightest.
+// The grammar also accepts the forms C reads differently from what they
+// seem to say (`x & M == V`, `x == A | B`, `!x == V`), so that the
+// converter (compiler/frontend/condition.cpp) can refuse each with the
+// parenthesized fix-it, as clang's -Wparentheses does.
 grammar Condition;
 
-condition : expr EOF ;
+condition : disjunction EOF ;
 
-expr
-  : NOT expr                                  # Not
-  | expr AND expr                             # And
-  | expr OR expr                              # Or
-  | LPAREN expr RPAREN                        # Group
-  | operand AMP value (op=(EQ | NE) value)?   # Masked
-  | operand IN LBRACE value (COMMA value)* RBRACE  # Member
-  | operand op=(EQ | NE | LT | LE | GT | GE) value # Compare
+disjunction : conjunction (OR conjunction)* ;
+conjunction : unary (AND unary)* ;
+
+unary
+  : NOT unary                                         # Not
+  | LPAREN disjunction RPAREN                         # Group
+  | LPAREN operand AMP value RPAREN op=relop value    # MaskedCompare
+  | operand AMP value (op=relop value)?               # Masked
+  | operand IN LBRACE value (COMMA value)* RBRACE     # Member
+  | operand op=relop value                            # Comparison
   ;
+
+relop : EQ | NE | LT | LE | GT | GE ;
 
 operand : IDENT ;
 
-// A value is one or more terms or'ed together: `O_WRONLY | O_RDWR`.
-value : term (PIPE term)* ;
+// One or more terms or'ed together: `(O_WRONLY | O_RDWR)`. Outside `{}`
+// C reads `x == A | B` as `(x == A) | B`, so there the parentheses are
+// required (the converter says so); inside `{}` the commas delimit.
+value : LPAREN terms RPAREN | terms ;
+terms : term (PIPE term)* ;
 term  : NUMBER | IDENT ;
 
 AND    : '&&' ;

@@ -26,96 +26,195 @@ class FirstErrorListener : public antlr4::BaseErrorListener {
   std::optional<ConditionError> error;
 };
 
+using P = ConditionParser;
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+// The parse tree to the AST. The grammar accepts the forms C reads
+// differently from what they seem to say; each is refused here with the
+// C reading and the parenthesized fix-it (clang's -Wparentheses).
 class Converter {
  public:
-  explicit Converter(ConditionError& error) : error_(error) {}
+  Converter(std::string_view text, ConditionError& error) : text_(text), error_(error) {}
 
-  std::optional<ConditionExpr> expr(ConditionParser::ExprContext* ctx) {
-    if (auto* c = dynamic_cast<ConditionParser::GroupContext*>(ctx)) return expr(c->expr());
-    if (auto* c = dynamic_cast<ConditionParser::NotContext*>(ctx)) return combine(ConditionExpr::Kind::kNot, {c->expr()});
-    if (auto* c = dynamic_cast<ConditionParser::AndContext*>(ctx))
-      return combine(ConditionExpr::Kind::kAnd, {c->expr(0), c->expr(1)});
-    if (auto* c = dynamic_cast<ConditionParser::OrContext*>(ctx))
-      return combine(ConditionExpr::Kind::kOr, {c->expr(0), c->expr(1)});
+  std::optional<ConditionExpr> disjunction(P::DisjunctionContext* ctx) { return chain(ConditionExpr::Kind::kOr, ctx->conjunction()); }
+
+ private:
+  // `a || b || c` as ((a || b) || c), as C groups it.
+  template <class Part>
+  std::optional<ConditionExpr> chain(ConditionExpr::Kind kind, const std::vector<Part*>& parts) {
+    std::optional<ConditionExpr> out = part(parts.front());
+    for (size_t i = 1; out && i < parts.size(); ++i) {
+      auto next = part(parts[i]);
+      if (!next) return std::nullopt;
+      ConditionExpr both;
+      both.kind = kind;
+      both.children.push_back(std::move(*out));
+      both.children.push_back(std::move(*next));
+      out = std::move(both);
+    }
+    return out;
+  }
+  std::optional<ConditionExpr> part(P::ConjunctionContext* ctx) { return chain(ConditionExpr::Kind::kAnd, ctx->unary()); }
+  std::optional<ConditionExpr> part(P::UnaryContext* ctx) { return unary(ctx); }
+
+  std::optional<ConditionExpr> unary(P::UnaryContext* ctx) {
+    if (auto* c = dynamic_cast<P::GroupContext*>(ctx)) return disjunction(c->disjunction());
+    if (auto* c = dynamic_cast<P::NotContext*>(ctx)) {
+      P::UnaryContext* child = c->unary();
+      if (!dynamic_cast<P::GroupContext*>(child) && !dynamic_cast<P::NotContext*>(child)) return not_before_test(c, child);
+      auto inner = unary(child);
+      if (!inner) return std::nullopt;
+      ConditionExpr out;
+      out.kind = ConditionExpr::Kind::kNot;
+      out.children.push_back(std::move(*inner));
+      return out;
+    }
     ConditionExpr out;
     ConditionTest& test = out.test;
-    if (auto* c = dynamic_cast<ConditionParser::CompareContext*>(ctx)) {
+    if (auto* c = dynamic_cast<P::ComparisonContext*>(ctx)) {
       operand(c->operand(), test);
-      test.op = compare_op(c->op->getType());
-      if (!push_value(c->value(), test.values)) return std::nullopt;
-    } else if (auto* c = dynamic_cast<ConditionParser::MaskedContext*>(ctx)) {
-      operand(c->operand(), test);
-      if (!value(c->value(0), test.mask)) return std::nullopt;
-      test.op = ConditionTest::Op::kMaskAny;
-      if (c->op) {
-        test.op = c->op->getType() == ConditionParser::EQ ? ConditionTest::Op::kMaskEq : ConditionTest::Op::kMaskNe;
-        if (!push_value(c->value(1), test.values)) return std::nullopt;
-      }
-    } else if (auto* c = dynamic_cast<ConditionParser::MemberContext*>(ctx)) {
+      test.op = compare_op(c->op->getStart()->getType());
+      if (!push_value(c->value(), ctx, slice(c->op), test.values)) return std::nullopt;
+    } else if (auto* c = dynamic_cast<P::MemberContext*>(ctx)) {
       operand(c->operand(), test);
       test.op = ConditionTest::Op::kIn;
-      for (auto* v : c->value())
-        if (!push_value(v, test.values)) return std::nullopt;
+      for (auto* v : c->value())  // `|` inside `{}` is unambiguous: commas delimit
+        if (!push_value(v, nullptr, "", test.values)) return std::nullopt;
+    } else if (auto* c = dynamic_cast<P::MaskedCompareContext*>(ctx)) {
+      if (!masked(c->operand(), c->value(0), c->op, c->value(1), ctx, test)) return std::nullopt;
+    } else if (auto* c = dynamic_cast<P::MaskedContext*>(ctx)) {
+      if (c->op && is_masked_equality(c->op)) {
+        const std::string op = slice(c->op);
+        // With a bare `A | B` on either side, C's reading has three levels; say only why.
+        const bool plain = is_single(c->value(0)) && is_single(c->value(1));
+        fail(start(c->AMP()), plain ? "C reads `" + slice(ctx) + "` as `" + slice(c->operand()) + " & (" + slice(c->value(0)) +
+                                          " " + op + " " + slice(c->value(1)) + ")`: `" + op +
+                                          "` binds tighter than `&`; write `" + fixed(ctx) + "`"
+                                    : "in C, `" + op + "` binds tighter than `&`, and `|` looser than both; write `" +
+                                          fixed(ctx) + "`");
+        return std::nullopt;
+      }
+      if (!masked(c->operand(), c->value(0), c->op, c->op ? c->value(1) : nullptr, ctx, test)) return std::nullopt;
     } else {
-      error_ = {0, "unrecognized condition"};
+      fail(0, "unrecognized condition");
       return std::nullopt;
     }
     return out;
   }
 
- private:
-  std::optional<ConditionExpr> combine(ConditionExpr::Kind kind, std::initializer_list<ConditionParser::ExprContext*> parts) {
-    ConditionExpr out;
-    out.kind = kind;
-    for (auto* part : parts) {
-      auto child = expr(part);
-      if (!child) return std::nullopt;
-      out.children.push_back(std::move(*child));
+  // `x & M`, or `(x & M) == V` / `!= V`.
+  bool masked(P::OperandContext* arg, P::ValueContext* mask, P::RelopContext* op, P::ValueContext* value,
+              P::UnaryContext* ctx, ConditionTest& test) {
+    operand(arg, test);
+    if (!push_value(mask, ctx, "&", test.values)) return false;
+    test.mask = std::move(test.values.back());
+    test.values.clear();
+    test.op = ConditionTest::Op::kMaskAny;
+    if (!op) return true;
+    if (!is_masked_equality(op))
+      return fail(start(op), "a masked value is compared with `==` or `!=` only (libseccomp has no masked ordering)");
+    test.op = op->getStart()->getType() == P::EQ ? ConditionTest::Op::kMaskEq : ConditionTest::Op::kMaskNe;
+    return push_value(value, ctx, slice(op), test.values);
+  }
+
+  // `!x == V`: C applies `!` to the operand alone.
+  std::nullopt_t not_before_test(P::NotContext* ctx, P::UnaryContext* test) {
+    size_t left_end = test->getStart()->getStopIndex() + 1;  // the operand, or `(x & M)`
+    std::string binding = "in";
+    if (auto* c = dynamic_cast<P::MaskedCompareContext*>(test)) {
+      left_end = c->RPAREN()->getSymbol()->getStopIndex() + 1;
+      binding = slice(c->op);
+    } else if (dynamic_cast<P::MaskedContext*>(test)) {
+      binding = "&";
+    } else if (auto* c = dynamic_cast<P::ComparisonContext*>(test)) {
+      binding = slice(c->op);
     }
-    return out;
+    const size_t left = test->getStart()->getStartIndex();
+    const size_t end = test->getStop()->getStopIndex() + 1;
+    const std::string fix = "write `!(" + fixed(test) + ")`";
+    if (binding == "in") {  // not C's, but `!` still takes the operand alone
+      fail(start(ctx->NOT()), "`!` applies to `" + slice(test->getStart()) + "` alone, as in C; " + fix);
+      return std::nullopt;
+    }
+    fail(start(ctx->NOT()), "C reads `" + slice(ctx) + "` as `(!" + std::string(text_.substr(left, left_end - left)) +
+                                ") " + std::string(trim(text_.substr(left_end, end - left_end))) + "`: `!` binds tighter than `" +
+                                binding + "`; " + fix);
+    return std::nullopt;
+  }
+
+  // The test as written, with the parentheses C needs to read it so.
+  std::string fixed(P::UnaryContext* ctx) {
+    auto masked_text = [&](P::OperandContext* arg, P::ValueContext* mask, P::RelopContext* op, P::ValueContext* value) {
+      const std::string m = slice(arg) + " & " + value_text(mask);
+      return op ? "(" + m + ") " + slice(op) + " " + value_text(value) : m;
+    };
+    if (auto* c = dynamic_cast<P::ComparisonContext*>(ctx)) return slice(c->operand()) + " " + slice(c->op) + " " + value_text(c->value());
+    if (auto* c = dynamic_cast<P::MaskedCompareContext*>(ctx)) return masked_text(c->operand(), c->value(0), c->op, c->value(1));
+    if (auto* c = dynamic_cast<P::MaskedContext*>(ctx))
+      return masked_text(c->operand(), c->value(0), c->op, c->op ? c->value(1) : nullptr);
+    return slice(ctx);
+  }
+
+  // One term, or parenthesized: nothing for C to read otherwise.
+  static bool is_single(P::ValueContext* v) { return v->LPAREN() || v->terms()->term().size() == 1; }
+  std::string value_text(P::ValueContext* v) { return is_single(v) ? slice(v) : "(" + slice(v) + ")"; }
+
+  static bool is_masked_equality(P::RelopContext* op) {
+    const size_t type = op->getStart()->getType();
+    return type == P::EQ || type == P::NE;
   }
 
   static ConditionTest::Op compare_op(size_t token) {
     switch (token) {
-      case ConditionParser::NE: return ConditionTest::Op::kNe;
-      case ConditionParser::LT: return ConditionTest::Op::kLt;
-      case ConditionParser::LE: return ConditionTest::Op::kLe;
-      case ConditionParser::GT: return ConditionTest::Op::kGt;
-      case ConditionParser::GE: return ConditionTest::Op::kGe;
+      case P::NE: return ConditionTest::Op::kNe;
+      case P::LT: return ConditionTest::Op::kLt;
+      case P::LE: return ConditionTest::Op::kLe;
+      case P::GT: return ConditionTest::Op::kGt;
+      case P::GE: return ConditionTest::Op::kGe;
       default: return ConditionTest::Op::kEq;
     }
   }
 
-  static void operand(ConditionParser::OperandContext* ctx, ConditionTest& test) {
+  static void operand(P::OperandContext* ctx, ConditionTest& test) {
     test.operand = ctx->getText();
-    test.operand_offset = ctx->getStart()->getCharPositionInLine();
+    test.operand_offset = ctx->getStart()->getStartIndex();
   }
 
-  bool push_value(ConditionParser::ValueContext* ctx, std::vector<ConditionValue>& into) {
+  // A value after an operator of `test` (null inside `{}`): C reads a bare
+  // `A | B` there as `(x == A) | B`, so it must be parenthesized.
+  bool push_value(P::ValueContext* ctx, P::UnaryContext* test, const std::string& after, std::vector<ConditionValue>& into) {
+    const auto terms = ctx->terms()->term();
+    if (test && !is_single(ctx)) {
+      antlr4::tree::TerminalNode* pipe = ctx->terms()->PIPE(0);
+      const size_t left = test->getStart()->getStartIndex();
+      const size_t first_end = terms.front()->getStop()->getStopIndex() + 1;
+      const size_t end = ctx->getStop()->getStopIndex() + 1;
+      const size_t rest = pipe->getSymbol()->getStopIndex() + 1;
+      return fail(start(pipe), "C reads `" + slice(test) + "` as `(" + std::string(text_.substr(left, first_end - left)) +
+                                   ") | " + std::string(trim(text_.substr(rest, end - rest))) + "`: `|` binds looser than `" +
+                                   after + "`; write `" + fixed(test) + "`");
+    }
     ConditionValue v;
-    if (!value(ctx, v)) return false;
-    into.push_back(std::move(v));
-    return true;
-  }
-
-  bool value(ConditionParser::ValueContext* ctx, ConditionValue& out) {
-    for (auto* term : ctx->term()) {
+    for (auto* term : terms) {
       const antlr4::Token* token = term->getStart();
       ConditionTerm t;
-      t.offset = token->getCharPositionInLine();
+      t.offset = token->getStartIndex();
       t.length = token->getText().size();
       if (term->NUMBER()) {
         auto number = parse_number(token->getText());
-        if (!number) {
-          error_ = {t.offset, "integer '" + token->getText() + "' does not fit in 64 bits"};
-          return false;
-        }
+        if (!number) return fail(t.offset, "integer '" + token->getText() + "' does not fit in 64 bits");
         t.value = *number;
       } else {
         t.value = token->getText();
       }
-      out.terms.push_back(std::move(t));
+      v.terms.push_back(std::move(t));
     }
+    into.push_back(std::move(v));
     return true;
   }
 
@@ -128,6 +227,21 @@ class Converter {
     return uint64_t(value);
   }
 
+  static size_t start(antlr4::tree::TerminalNode* node) { return node->getSymbol()->getStartIndex(); }
+  static size_t start(antlr4::ParserRuleContext* ctx) { return ctx->getStart()->getStartIndex(); }
+
+  std::string slice(antlr4::Token* token) const { return token->getText(); }
+  std::string slice(antlr4::ParserRuleContext* ctx) const {
+    const size_t from = ctx->getStart()->getStartIndex();
+    return std::string(text_.substr(from, ctx->getStop()->getStopIndex() + 1 - from));
+  }
+
+  bool fail(size_t offset, std::string message) {
+    error_ = {offset, std::move(message)};
+    return false;
+  }
+
+  std::string_view text_;
   ConditionError& error_;
 };
 
@@ -167,7 +281,7 @@ std::optional<ConditionExpr> parse_condition(std::string_view text, ConditionErr
     error = *listener.error;
     return std::nullopt;
   }
-  return Converter(error).expr(tree->expr());
+  return Converter(text, error).disjunction(tree->disjunction());
 }
 
 }  // namespace aasmc

@@ -563,21 +563,21 @@ std::vector<SocketRule> outbound_rules(const NetworkIR& network) {
   if (no_inet)
     rules.push_back({"socket", "domain in {AF_INET, AF_INET6}"});
   else if (udp)  // every type the kernel defines but stream and datagram
-    rules.push_back({"socket", "domain in {AF_INET, AF_INET6} && (type & 15 == SOCK_RAW || type & 15 == SOCK_RDM || "
-                               "type & 15 == SOCK_SEQPACKET || type & 15 == SOCK_DCCP || type & 15 == SOCK_PACKET)"});
+    rules.push_back({"socket", "domain in {AF_INET, AF_INET6} && ((type & 15) == SOCK_RAW || (type & 15) == SOCK_RDM || "
+                               "(type & 15) == SOCK_SEQPACKET || (type & 15) == SOCK_DCCP || (type & 15) == SOCK_PACKET)"});
   else
-    rules.push_back({"socket", "domain in {AF_INET, AF_INET6} && type & 15 != SOCK_STREAM"});
+    rules.push_back({"socket", "domain in {AF_INET, AF_INET6} && (type & 15) != SOCK_STREAM"});
   if (!no_inet)  // a stream of any protocol but TCP (0 is TCP's default)
-    rules.push_back({"socket", "domain in {AF_INET, AF_INET6} && type & 15 == SOCK_STREAM && "
+    rules.push_back({"socket", "domain in {AF_INET, AF_INET6} && (type & 15) == SOCK_STREAM && "
                                "(protocol in {1, 2, 3, 4, 5} || protocol > IPPROTO_TCP)"});
   return rules;
 }
 
-// `type & 15 == A || type & 15 == B ...`: the condition language has no set
+// `(type & 15) == A || (type & 15) == B ...`: the condition language has no set
 // test on a masked value.
 std::string any_masked_type(std::initializer_list<int> types) {
   std::string out;
-  for (int type : types) out += (out.empty() ? "" : " || ") + std::string("type & 15 == ") + std::to_string(type);
+  for (int type : types) out += (out.empty() ? "" : " || ") + std::string("(type & 15) == ") + std::to_string(type);
   return out;
 }
 

@@ -458,10 +458,10 @@ constexpr GroupRule kTtyInjection[] = {
 };
 
 constexpr GroupRule kNamespaces[] = {
-    {"clone", "flags & CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP",
+    {"clone", "flags & (CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP)",
      "a process in new namespaces; a user namespace hands it capabilities over them and widens the kernel's attack surface"},
     {"unshare",
-     "flags & CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP | CLONE_NEWTIME",
+     "flags & (CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP | CLONE_NEWTIME)",
      "moves the caller into new namespaces, as clone does for a child"},
 };
 
@@ -497,14 +497,14 @@ constexpr GroupRule kForeignLimits[] = {
 // as root for whoever starts it later, outside the sandbox. Landlock does not
 // mediate file modes.
 constexpr GroupRule kSetidModes[] = {
-    {"chmod", "mode & S_ISUID | S_ISGID", "sets the set-user-ID or set-group-ID bit of a file"},
-    {"fchmod", "mode & S_ISUID | S_ISGID", "the same through a descriptor"},
-    {"fchmodat", "mode & S_ISUID | S_ISGID", "the same relative to a directory"},
-    {"open", "mode & S_ISUID | S_ISGID", "creates a file (O_CREAT, O_TMPFILE) with the bit already set"},
-    {"openat", "mode & S_ISUID | S_ISGID", "the same relative to a directory"},
-    {"creat", "mode & S_ISUID | S_ISGID", "the same"},
-    {"mknod", "mode & S_ISUID | S_ISGID", "creates a file with the bit already set"},
-    {"mknodat", "mode & S_ISUID | S_ISGID", "the same relative to a directory"},
+    {"chmod", "mode & (S_ISUID | S_ISGID)", "sets the set-user-ID or set-group-ID bit of a file"},
+    {"fchmod", "mode & (S_ISUID | S_ISGID)", "the same through a descriptor"},
+    {"fchmodat", "mode & (S_ISUID | S_ISGID)", "the same relative to a directory"},
+    {"open", "mode & (S_ISUID | S_ISGID)", "creates a file (O_CREAT, O_TMPFILE) with the bit already set"},
+    {"openat", "mode & (S_ISUID | S_ISGID)", "the same relative to a directory"},
+    {"creat", "mode & (S_ISUID | S_ISGID)", "the same"},
+    {"mknod", "mode & (S_ISUID | S_ISGID)", "creates a file with the bit already set"},
+    {"mknodat", "mode & (S_ISUID | S_ISGID)", "the same relative to a directory"},
 };
 
 // Also owner-only, and Landlock's IOCTL_DEV covers devices only: through a

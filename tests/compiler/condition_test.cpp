@@ -59,20 +59,29 @@ const Valid kValid[] = {
     {"ioctl", "x86_64", "request == TIOCGPTN", "(request & 0xffffffff) == 0x80045430"},
     {"socket", "x86_64", "domain in {AF_UNIX, AF_INET, AF_INET6}",
      "(domain & 0xffffffff) == 0x1 || (domain & 0xffffffff) == 0x2 || (domain & 0xffffffff) == 0xa"},
-    {"socket", "x86_64", "domain == AF_INET && type & SOCK_RAW == SOCK_RAW",
+    {"socket", "x86_64", "domain == AF_INET && (type & SOCK_RAW) == SOCK_RAW",
      "(domain & 0xffffffff) == 0x2 && (type & 0x3) == 0x3"},
     {"socket", "x86_64", "domain in {AF_INET, AF_INET, AF_INET}", "(domain & 0xffffffff) == 0x2"},
     // Masked tests: one bit, several bits (any of them), negated.
     {"clone", "x86_64", "flags & CLONE_NEWUSER", "(flags & 0x10000000) == 0x10000000"},
     {"clone", "x86_64", "!(flags & CLONE_NEWUSER)", "(flags & 0x10000000) == 0x0"},
-    {"clone", "x86_64", "flags & CLONE_NEWUSER | CLONE_NEWNS",
+    {"clone", "x86_64", "flags & (CLONE_NEWUSER | CLONE_NEWNS)",
      "(flags & 0x20000) == 0x20000 || (flags & 0x10000000) == 0x10000000"},
-    {"clone", "x86_64", "!(flags & CLONE_NEWUSER | CLONE_NEWNS)", "(flags & 0x10020000) == 0x0"},
-    {"clone", "x86_64", "flags & CLONE_THREAD == 0", "(flags & 0x10000) == 0x0"},
-    {"clone", "x86_64", "flags & CLONE_THREAD != 0", "(flags & 0x10000) == 0x10000"},
-    {"clone", "x86_64", "!(flags & CLONE_VM | CLONE_THREAD == CLONE_VM)", "(flags & 0x10100) != 0x100"},
+    {"clone", "x86_64", "!(flags & (CLONE_NEWUSER | CLONE_NEWNS))", "(flags & 0x10020000) == 0x0"},
+    {"clone", "x86_64", "(flags & CLONE_THREAD) == 0", "(flags & 0x10000) == 0x0"},
+    {"clone", "x86_64", "(flags & CLONE_THREAD) != 0", "(flags & 0x10000) == 0x10000"},
+    {"clone", "x86_64", "!((flags & (CLONE_VM | CLONE_THREAD)) == CLONE_VM)", "(flags & 0x10100) != 0x100"},
     {"clone", "x86_64", "flags & CLONE_THREAD && !(flags & CLONE_VM)", "(flags & 0x10100) == 0x10000"},
     {"unshare", "x86_64", "flags & CLONE_NEWUSER", "(flags & 0x10000000) == 0x10000000"},
+    // C's precedence and parentheses: `(x & M) == V`, a parenthesized `|` of values,
+    // `|` lists inside `{}`, && tighter than ||.
+    {"clone", "x86_64", "(arg0 & 0x10000000) == 0x10000000", "(flags & 0x10000000) == 0x10000000"},
+    {"clone", "x86_64", "((flags & CLONE_NEWUSER) != 0)", "(flags & 0x10000000) == 0x10000000"},
+    {"openat", "x86_64", "flags == (O_WRONLY | O_CREAT)", "(flags & 0xffffffff) == 0x41"},
+    {"openat", "x86_64", "flags in {O_WRONLY | O_CREAT, (O_RDWR)}", "(flags & 0xffffffff) == 0x2 || (flags & 0xffffffff) == 0x41"},
+    {"read", "x86_64", "arg0 == 1 || arg1 == 2 && arg2 == 3", "arg0 == 0x1 || (arg1 == 0x2 && arg2 == 0x3)"},
+    {"read", "x86_64", "(arg0 == 1 || arg1 == 2) && arg2 == 3", "(arg0 == 0x1 && arg2 == 0x3) || (arg1 == 0x2 && arg2 == 0x3)"},
+
     {"unshare", "x86_64", "flags == CLONE_NEWUSER", "flags == 0x10000000"},
     // clone's argument order differs: arg3 is child_tid on x86_64, tls on aarch64.
     {"clone", "x86_64", "child_tid == 0", "child_tid == 0x0"},
@@ -81,15 +90,15 @@ const Valid kValid[] = {
     // Constants that differ between the targets.
     {"openat", "x86_64", "flags & O_DIRECTORY", "(flags & 0x10000) == 0x10000"},
     {"openat", "aarch64", "flags & O_DIRECTORY", "(flags & 0x4000) == 0x4000"},
-    {"openat", "x86_64", "flags & O_NOFOLLOW | O_DIRECT",
+    {"openat", "x86_64", "flags & (O_NOFOLLOW | O_DIRECT)",
      "(flags & 0x4000) == 0x4000 || (flags & 0x20000) == 0x20000"},
-    {"openat", "aarch64", "flags & O_NOFOLLOW | O_DIRECT",
+    {"openat", "aarch64", "flags & (O_NOFOLLOW | O_DIRECT)",
      "(flags & 0x8000) == 0x8000 || (flags & 0x10000) == 0x10000"},
-    {"openat", "x86_64", "flags & O_ACCMODE == O_WRONLY", "(flags & 0x3) == 0x1"},
+    {"openat", "x86_64", "(flags & O_ACCMODE) == O_WRONLY", "(flags & 0x3) == 0x1"},
     {"openat", "x86_64", "dirfd == AT_FDCWD", "(dirfd & 0xffffffff) == 0xffffff9c"},
     {"openat", "x86_64", "mode & S_ISUID", "(mode & 0x800) == 0x800"},
     {"openat", "x86_64", "mode == 0644", "(mode & 0xffff) == 0x1a4"},
-    {"mmap", "x86_64", "prot & PROT_WRITE | PROT_EXEC == PROT_WRITE | PROT_EXEC", "(prot & 0x6) == 0x6"},
+    {"mmap", "x86_64", "(prot & (PROT_WRITE | PROT_EXEC)) == (PROT_WRITE | PROT_EXEC)", "(prot & 0x6) == 0x6"},
     {"mmap", "x86_64", "flags & MAP_32BIT", "(flags & 0x40) == 0x40"},
     {"mprotect", "aarch64", "prot & PROT_BTI", "(prot & 0x10) == 0x10"},
     {"prctl", "x86_64", "option == PR_SET_PTRACER && arg1 == PR_SET_PTRACER_ANY",
@@ -117,10 +126,10 @@ const Valid kValid[] = {
     {"read", "x86_64", "arg0 >= 9 && arg0 < 10", "arg0 == 0x9"},
     {"read", "x86_64", "arg0 > 9 && arg0 < 10", "false"},
     {"read", "x86_64", "arg0 < 10 && arg0 != 12", "arg0 < 0xa"},
-    {"read", "x86_64", "arg0 & 1 && arg0 & 4 == 0", "(arg0 & 0x5) == 0x1"},
-    {"read", "x86_64", "arg0 & 1 && arg0 & 3 == 2", "false"},
-    {"read", "x86_64", "arg0 & 3 == 1 && arg0 != 2", "(arg0 & 0x3) == 0x1"},
-    {"read", "x86_64", "arg0 & 3 == 1 && arg0 & 1 != 0", "(arg0 & 0x3) == 0x1"},
+    {"read", "x86_64", "arg0 & 1 && (arg0 & 4) == 0", "(arg0 & 0x5) == 0x1"},
+    {"read", "x86_64", "arg0 & 1 && (arg0 & 3) == 2", "false"},
+    {"read", "x86_64", "(arg0 & 3) == 1 && arg0 != 2", "(arg0 & 0x3) == 0x1"},
+    {"read", "x86_64", "(arg0 & 3) == 1 && (arg0 & 1) != 0", "(arg0 & 0x3) == 0x1"},
     {"read", "x86_64", "arg0 == 1 || arg0 == 1 && arg1 == 2", "arg0 == 0x1"},
     {"read", "x86_64", "arg0 == 1 || arg1 == 2 || arg0 == 1", "arg0 == 0x1 || arg1 == 0x2"},
     {"read", "x86_64", "arg0 >= 0", "true"},
@@ -159,7 +168,7 @@ struct Broken {
 const Broken kBroken[] = {
     {"ioctl", "x86_64", "reqest == TIOCSTI", "unknown operand 'reqest' for ioctl; did you mean 'request'?", 0},
     {"ioctl", "x86_64", "request == TIOCSTl", "unknown constant 'TIOCSTl'; did you mean 'TIOCSTI'?", 11},
-    {"ioctl", "x86_64", "request == TIOCSTI | TIOCLINUXX", "did you mean 'TIOCLINUX'?", 21},
+    {"ioctl", "x86_64", "request == (TIOCSTI | TIOCLINUXX)", "did you mean 'TIOCLINUX'?", 22},
     {"ioctl", "x86_64", "fd == 0 && arg5 == 1", "ioctl takes 3 arguments", 11},
     {"read", "x86_64", "count == 1", "aasmc knows no argument names for read; use arg0..arg5", 0},
     {"clone3", "x86_64", "flags & CLONE_NEWUSER", "clone3 passes its flags inside struct clone_args", 0},
@@ -177,13 +186,13 @@ const Broken kBroken[] = {
     {"mmap", "aarch64", "flags & MAP_32BIT", "constant 'MAP_32BIT' is not defined on aarch64", 8},
     {"mprotect", "x86_64", "prot & PROT_MTE", "not defined on x86_64", 7},
     // Masks.
-    {"read", "x86_64", "arg0 & 3 == 4", "value 0x4 has bits outside the mask 0x3", 12},
+    {"read", "x86_64", "(arg0 & 3) == 4", "value 0x4 has bits outside the mask 0x3", 14},
     {"read", "x86_64", "arg0 & 0", "the mask is 0", 7},
     // One comparison per argument per rule.
     {"read", "x86_64", "arg0 != 1 && arg0 != 2", "libseccomp compares each argument at most once per rule", 13},
     {"socket", "x86_64", "!(domain in {AF_UNIX, AF_INET})", "needs two comparisons of domain", 2},
     {"read", "x86_64", "arg1 == 1 && (arg0 > 2 && arg0 < 10)", "`arg0 > 0x2 && arg0 < 0xa`", 26},
-    {"read", "x86_64", "arg0 & 1 && arg0 & 2 != 2 && arg0 != 9", "at most once per rule", 29},
+    {"read", "x86_64", "arg0 & 1 && (arg0 & 2) != 2 && arg0 != 9", "at most once per rule", 31},
     // The normal form's size.
     {"read", "x86_64",
      "arg0 in {0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16} && arg1 in {0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16}",
@@ -191,6 +200,19 @@ const Broken kBroken[] = {
     {"read", "x86_64",
      "arg2 == 1 && (arg0 in {0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16} && arg1 in {0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16})",
      "more than 256 alternatives", 14},
+    // What C reads differently from what it seems to say: refused at the
+    // operator, with the parenthesized fix-it (clang's -Wparentheses).
+    {"clone", "x86_64", "arg0 & 0x10000000 == 0x10000000", "write `(arg0 & 0x10000000) == 0x10000000`", 5},
+    {"clone", "x86_64", "flags & CLONE_NEWUSER | CLONE_NEWNS", "write `flags & (CLONE_NEWUSER | CLONE_NEWNS)`", 22},
+    {"openat", "x86_64", "flags == O_WRONLY | O_CREAT", "write `flags == (O_WRONLY | O_CREAT)`", 18},
+    {"openat", "x86_64", "(flags & O_ACCMODE) == O_WRONLY | O_CREAT", "write `(flags & O_ACCMODE) == (O_WRONLY | O_CREAT)`", 32},
+    {"clone", "x86_64", "flags & 1 | 2 == 3", "write `(flags & (1 | 2)) == 3`", 6},
+    {"clone", "x86_64", "!flags & CLONE_THREAD", "C reads `!flags & CLONE_THREAD` as `(!flags) & CLONE_THREAD`", 0},
+    {"clone", "x86_64", "arg1 == 0 && !flags == 0", "write `!(flags == 0)`", 13},
+    {"clone", "x86_64", "!(flags & 3) == 0", "write `!((flags & 3) == 0)`", 0},
+    {"clone", "x86_64", "!flags in {1, 2}", "write `!(flags in {1, 2})`", 0},
+    {"openat", "x86_64", "(flags & 3) < 2", "compared with `==` or `!=` only", 12},
+    {"openat", "x86_64", "flags & 3 >= 2", "compared with `==` or `!=` only", 10},
     // Syntax errors come from parse_condition, with their column.
     {"ioctl", "x86_64", "request ==", "the condition ends too early", 10},
     {"ioctl", "x86_64", "request == TIOCSTI ||| fd == 1", "", 21},
@@ -375,7 +397,7 @@ class Generator {
       case 2: return name + " & " + std::to_string(1 + rng_() % 7);
       case 3: {
         const uint64_t mask = 1 + rng_() % 7;
-        return name + " & " + std::to_string(mask) + (rng_() % 2 ? " == " : " != ") + std::to_string(mask & rng_());
+        return "(" + name + " & " + std::to_string(mask) + ")" + (rng_() % 2 ? " == " : " != ") + std::to_string(mask & rng_());
       }
       default: {
         std::string out = name + " in {" + small();
@@ -423,6 +445,13 @@ void property(const char* syscall, std::vector<ArgView> args, uint64_t seed) {
       for (size_t i = 1; i < conj.comparisons.size(); ++i) CHECK(conj.comparisons[i - 1].arg < conj.comparisons[i].arg);
     const std::string printed = print_condition(*cond, syscall);
     CAPTURE(printed);
+    // The printed form reads back (a normal form of up to 256 conjuncts can
+    // print longer than a condition may be written).
+    if (!cond->always_true() && !cond->never_true() && printed.size() <= kMaxConditionBytes) {
+      auto back = compile_condition(printed, syscall, target("x86_64"), error);
+      REQUIRE_MESSAGE(back, error.message);
+      CHECK(*back == *cond);
+    }
     for (int sample = 0; sample < 60; ++sample) {
       uint64_t regs[6] = {0, 0, 0, 0, 0, 0};
       for (const ArgView& a : args) regs[a.index] = register_value(rng);
