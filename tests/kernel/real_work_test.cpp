@@ -472,6 +472,30 @@ TEST_CASE("real work: ci-build, as an unprivileged user") { suite(kProfiles[2], 
 TEST_CASE("real work: replay, as root") { suite(kProfiles[3], 0); }
 TEST_CASE("real work: replay, as an unprivileged user") { suite(kProfiles[3], kNobody); }
 
+// A profile is the broad tier of a cascade: a user's own document narrows
+// it (the meet), here to writing only ${CWD}/build.
+TEST_CASE("real work: a user's tier narrows coding-agent to one writable directory") {
+  const World w(kProfiles[0], 0);
+  make_dir(w.ws + "/build");
+  const std::string mine = w.base / "mine.yaml";
+  write_file(mine,
+             "apiVersion: aasm.dev/v1\nkind: Policy\nmetadata: {name: mine, tier: agent}\n"
+             "spec:\n  filesystem:\n    write: {allow: [\"${CWD}/build\"]}\n  resources:\n    wall_clock: 30s\n");
+  const std::string narrowed = w.base / "narrowed.bin";
+  const Run compiled = run({binary("AASMC"), "compile", profile_file(kProfiles[0]), mine, "-o", narrowed});
+  INFO(compiled.err);
+  REQUIRE(compiled.exit_code == 0);
+  const std::string script = "echo ok > build/out && echo planted > src.c";
+  const Run r = run({"/usr/bin/env", "-i", kPath, binary("AASM_LAUNCH"), narrowed, "--", "/bin/sh", "-c", script}, w.ws);
+  CHECK(r.exit_code == 2);
+  CHECK(contains(r.err, "Permission denied"));
+  CHECK(read_file(w.ws + "/build/out") == "ok\n");
+  CHECK(!exists(w.ws + "/src.c"));
+  // The control: the profile alone lets the command write anywhere in the workspace.
+  CHECK_RUN(in_world(w, {"/bin/sh", "-c", script}, true), 0, "");
+  CHECK(read_file(w.ws + "/src.c") == "planted\n");
+}
+
 // wget retries a connect() refused with EACCES (its retryable_socket_connect_error
 // lists only EAFNOSUPPORT-like and ECONNREFUSED-like errors as final), and
 // Landlock's TCP hook answers EACCES; a port refused under an allow-list is
