@@ -152,25 +152,27 @@ TEST_CASE("explain prints the effective policy with provenance, as each cascade 
 }
 
 TEST_CASE("every valid policy compiles, reads back, and is byte-identical across compiles") {
-  const std::string dir = testdata() + "/policies";
-  const auto names = files_in(dir);
-  REQUIRE_FALSE(names.empty());
-  for (const std::string& name : names) {
-    SUBCASE(name.c_str()) {
-      TempDir out;
-      const Run first = run({binary("AASMC"), "compile", dir + "/" + name, "-o", out / "a.bin"});
-      const Run second = run({binary("AASMC"), "compile", dir + "/" + name, "-o", out / "b.bin"});
-      INFO("stderr:\n", first.err);
-      REQUIRE(first.exit_code == 0);
-      REQUIRE(second.exit_code == 0);
-      const std::string a = read_file(out / "a.bin");
-      CHECK(a == read_file(out / "b.bin"));
-      const auto bytes = std::vector<uint8_t>(a.begin(), a.end());
-      auto plan = plan::decode_plan(bytes);
-      CHECK_MESSAGE(plan, (plan ? "" : plan.error().message));
-      const Run shown = run({binary("AASMC"), "show", out / "a.bin"});
-      CHECK(shown.exit_code == 0);
-      CHECK(shown.out.find("plan format 1, sha256 " + to_hex(plan::plan_digest(bytes))) == 0);
+  // testdata/policies, and the shipped profiles (profiles/, beside testdata/).
+  for (const std::string& dir : {testdata() + "/policies", testdata() + "/../profiles"}) {
+    const auto names = files_in(dir);
+    REQUIRE_FALSE(names.empty());
+    for (const std::string& name : names) {
+      SUBCASE((dir.substr(dir.rfind('/') + 1) + "/" + name).c_str()) {
+        TempDir out;
+        const Run first = run({binary("AASMC"), "compile", dir + "/" + name, "-o", out / "a.bin"});
+        const Run second = run({binary("AASMC"), "compile", dir + "/" + name, "-o", out / "b.bin"});
+        INFO("stderr:\n", first.err);
+        REQUIRE(first.exit_code == 0);
+        REQUIRE(second.exit_code == 0);
+        const std::string a = read_file(out / "a.bin");
+        CHECK(a == read_file(out / "b.bin"));
+        const auto bytes = std::vector<uint8_t>(a.begin(), a.end());
+        auto plan = plan::decode_plan(bytes);
+        CHECK_MESSAGE(plan, (plan ? "" : plan.error().message));
+        const Run shown = run({binary("AASMC"), "show", out / "a.bin"});
+        CHECK(shown.exit_code == 0);
+        CHECK(shown.out.find("plan format 1, sha256 " + to_hex(plan::plan_digest(bytes))) == 0);
+      }
     }
   }
 }

@@ -1,6 +1,6 @@
-// Proof of the seccomp lowering: for every policy in testdata/policies and
-// testdata/seccomp, every target, every syscall number from -1 to the
-// table's highest + 64, the x32 range, the right and two wrong architecture
+// Proof of the seccomp lowering: for every policy in testdata/policies,
+// testdata/seccomp and the shipped profiles (profiles/), every target, every
+// syscall number from -1 to the table's highest + 64, the x32 range, the right and two wrong architecture
 // values, and argument values at the boundaries of every constant the rules
 // compare with, the emitted programs - run by the userspace interpreter and
 // combined as the kernel combines stacked filters - answer exactly what the
@@ -28,7 +28,7 @@ std::vector<std::string> policy_files() {
   const char* root = std::getenv("AASM_TESTDATA");
   REQUIRE_MESSAGE(root != nullptr, "AASM_TESTDATA is not set (run through meson test)");
   std::vector<std::string> files;
-  for (const char* sub : {"/policies", "/seccomp"}) {
+  for (const char* sub : {"/policies", "/seccomp", "/../profiles"}) {
     const std::string dir = std::string(root) + sub;
     DIR* d = ::opendir(dir.c_str());
     REQUIRE_MESSAGE(d != nullptr, dir);

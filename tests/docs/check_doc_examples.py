@@ -27,7 +27,7 @@ checked example of PAGE, unless PAGE's own table row for it says the id is
 
 The commands find `aasmc` and `aasm-launch` on PATH (the build's, first), and
 AASM_PROFILES names the folder of the shipped profiles (profiles/ of the
-source tree when it has every profile a page uses, else testdata/tutorial/).
+source tree).
 The commands run in a new directory under AASM_DOC_WORK (the working directory
 if unset), outside /tmp. DOC_EXAMPLES_VERBOSE=1 prints what every block printed.
 """
@@ -135,15 +135,16 @@ def run_commands(where, script, expected, work, state, env):
     return []
 
 
-def profiles_dir(page_blocks):
-    wanted = set()
-    for _, lang, _, text in page_blocks:
-        if lang == "sh":
-            wanted.update(re.findall(r"\$AASM_PROFILES/([\w.-]+)", text))
-    shipped = os.path.join(ROOT, "profiles")
-    if wanted and all(os.path.exists(os.path.join(shipped, w)) for w in wanted):
-        return shipped
-    return os.path.join(ROOT, "testdata", "tutorial")
+def profiles_dir():
+    return os.path.join(ROOT, "profiles")
+
+
+def work_base():
+    """A directory for the walk-through outside every tree a profile grants:
+    not /tmp (the profiles read and write it), even when the checkout or the
+    build directory lies under /tmp."""
+    base = os.path.realpath(os.environ.get("AASM_DOC_WORK") or os.getcwd())
+    return "/var/tmp" if base == "/tmp" or base.startswith("/tmp/") else base
 
 
 def missing_ids(page, page_blocks, ids_page):
@@ -165,11 +166,9 @@ def main(page, ids_page=None):
     env = dict(os.environ)
     bindirs = [os.path.dirname(p) for p in (AASMC, AASM_LAUNCH) if os.sep in p]
     env["PATH"] = os.pathsep.join(bindirs + [env.get("PATH", "/usr/bin:/bin")])
-    env["AASM_PROFILES"] = profiles_dir(page_blocks)
-    # Outside /tmp, which the profiles make writable: the walk-through's
-    # denials are about trees the policy does not grant.
-    base = os.environ.get("AASM_DOC_WORK") or os.getcwd()
-    work = tempfile.mkdtemp(prefix="doc-examples-", dir=os.path.abspath(base))
+    env["AASM_PROFILES"] = profiles_dir()
+    # The walk-through's denials are about trees the policy does not grant.
+    work = tempfile.mkdtemp(prefix="doc-examples-", dir=work_base())
     state = os.path.join(work, ".state.sh")
     errors, checked = [], 0
     try:

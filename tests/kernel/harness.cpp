@@ -75,9 +75,9 @@ Run run(const std::vector<std::string>& argv, const std::string& cwd) {
   return result;
 }
 
-TempDir::TempDir() {
-  char pattern[] = "/tmp/aasm-kt-XXXXXX";
-  REQUIRE_MESSAGE(::mkdtemp(pattern) != nullptr, "mkdtemp: ", std::strerror(errno));
+TempDir::TempDir(const std::string& base) {
+  std::string pattern = base + "/aasm-kt-XXXXXX";
+  REQUIRE_MESSAGE(::mkdtemp(pattern.data()) != nullptr, "mkdtemp: ", std::strerror(errno));
   path_ = pattern;
 }
 
@@ -178,6 +178,9 @@ Sentinel::Sentinel(Caps caps) {
     path = "/usr/bin/setpriv";
     args = {"setpriv", "--securebits", "+noroot,+noroot_locked,+no_setuid_fixup,+no_setuid_fixup_locked",
             "--bounding-set", "-all", "--inh-caps", "-all", "--", "/usr/bin/sleep", "60"};
+  } else if (caps == Caps::kNobody) {
+    path = "/usr/bin/setpriv";
+    args = {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--", "/usr/bin/sleep", "60"};
   }
   std::vector<char*> argv;
   for (const char* arg : args) argv.push_back(const_cast<char*>(arg));

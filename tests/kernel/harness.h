@@ -26,10 +26,11 @@ std::string binary(const char* variable);
 // Runs argv (argv[0] a path) with posix_spawn, stdin from /dev/null.
 Run run(const std::vector<std::string>& argv, const std::string& cwd = "");
 
-// A fresh directory under /tmp, removed with its contents at scope exit.
+// A fresh directory under `base` (/tmp unless given), removed with its
+// contents at scope exit.
 class TempDir {
  public:
-  TempDir();
+  explicit TempDir(const std::string& base = "/tmp");
   ~TempDir();
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;
@@ -72,10 +73,11 @@ Run probe(const std::string& plan, const std::vector<std::string>& args);
 // process outside every sandbox. A capless one runs through setpriv
 // (util-linux) with every capability set emptied and the root exemptions
 // locked off, so a capless command may inspect it where Landlock does not
-// forbid it: the control for the /proc and ptrace tests.
+// forbid it: the control for the /proc and ptrace tests. A nobody one runs
+// as uid and gid 65534, for tests of an unprivileged launcher.
 class Sentinel {
  public:
-  enum class Caps { kRoot, kNone };
+  enum class Caps { kRoot, kNone, kNobody };
   explicit Sentinel(Caps caps = Caps::kRoot);
   ~Sentinel();
   Sentinel(const Sentinel&) = delete;

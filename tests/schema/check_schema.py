@@ -5,9 +5,10 @@ Checks, in order:
   1. the schema is a valid draft-07 schema;
   2. its closed lists agree with the compiler: the @groups (`aasmc groups`),
      the errno names of errno:ENAME actions, the Linux capabilities;
-  3. every document of every testdata/policies/*.yaml is valid against it,
-     and every `yaml-language-server: $schema=` modeline in testdata/ points
-     at it;
+  3. every document of every testdata/policies/*.yaml and of every shipped
+     profile (profiles/*.yaml) is valid against it, and every
+     `yaml-language-server: $schema=` modeline in testdata/ and profiles/
+     points at it;
   4. the corpus testdata/schema/: for each file, the schema's verdict and
      the compiler's (`aasmc explain FILE`: exit 0 accepts, 1 rejects) are the
      ones its directory promises:
@@ -51,6 +52,7 @@ ROOT = os.environ.get("AASM_SOURCE_ROOT") or os.path.dirname(os.path.dirname(os.
 AASMC = os.environ.get("AASMC") or os.path.join(ROOT, "build-schema", "compiler", "aasmc")
 SCHEMA_PATH = os.path.join(ROOT, "schemas", "policy.schema.json")
 TESTDATA = os.path.join(ROOT, "testdata")
+PROFILES = os.path.join(ROOT, "profiles")
 CORPUS = os.path.join(TESTDATA, "schema")
 
 # directory -> (schema accepts, compiler accepts)
@@ -245,24 +247,27 @@ def check_closed_lists(schema, report):
 
 
 def check_policies(validator, report):
-    directory = os.path.join(TESTDATA, "policies")
-    names = sorted(n for n in os.listdir(directory) if n.endswith(".yaml"))
-    if not names:
-        report.fail("testdata/policies/ has no policy")
-    for name in names:
-        path = os.path.join(directory, name)
-        documents, unseen = load_documents(path)
-        ok, problems = schema_verdict(validator, documents)
-        for index, where, message in problems:
-            report.fail(f"testdata/policies/{name}: document {index + 1}: {where or '(root)'}: {message}")
-        for what in unseen:
-            report.fail(f"testdata/policies/{name}:{what}: the schema cannot see this")
-    return len(names)
+    count = 0
+    for directory in (os.path.join(TESTDATA, "policies"), PROFILES):
+        shown = os.path.relpath(directory, ROOT)
+        names = sorted(n for n in os.listdir(directory) if n.endswith(".yaml"))
+        if not names:
+            report.fail(f"{shown}/ has no policy")
+        for name in names:
+            path = os.path.join(directory, name)
+            documents, unseen = load_documents(path)
+            ok, problems = schema_verdict(validator, documents)
+            for index, where, message in problems:
+                report.fail(f"{shown}/{name}: document {index + 1}: {where or '(root)'}: {message}")
+            for what in unseen:
+                report.fail(f"{shown}/{name}:{what}: the schema cannot see this")
+        count += len(names)
+    return count
 
 
 def check_modelines(report):
     count = 0
-    for directory, _, files in os.walk(TESTDATA):
+    for directory, _, files in (entry for tree in (TESTDATA, PROFILES) for entry in os.walk(tree)):
         for name in files:
             if not name.endswith(".yaml"):
                 continue
@@ -361,7 +366,7 @@ def main():
     for message in report.failures:
         print(f"FAIL: {message}", file=sys.stderr)
     summary = ", ".join(f"{n} {d}" for d, n in counts.items())
-    print(f"schema: draft-07 ok; {policies} testdata policies; {modelines} modelines; corpus: {summary}; "
+    print(f"schema: draft-07 ok; {policies} testdata policies and profiles; {modelines} modelines; corpus: {summary}; "
           f"{len(report.failures)} failures, {len(report.notes)} notes")
     if counts.get("valid", 0) == 0 or counts.get("invalid", 0) == 0:
         print("FAIL: the agreement corpus is empty", file=sys.stderr)
