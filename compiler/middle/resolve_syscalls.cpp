@@ -513,12 +513,13 @@ namespace {
 struct SocketRule {
   const char* syscall;
   std::string when;
+  int errno_value = EACCES;  // what Landlock answers, unless said otherwise
 };
 
-// Each rule answers EACCES, as Landlock's own refusals do. `fallback` rules
+// Each rule answers its errno. `fallback` rules
 // go to the programs the launcher installs only where a Landlock control
 // with a seccomp fallback degrades.
-void add_eacces_rules(PolicyIR& ir, const std::vector<SocketRule>& rules, const SourceRef& from, bool fallback,
+void add_errno_rules(PolicyIR& ir, const std::vector<SocketRule>& rules, const SourceRef& from, bool fallback,
                       const std::vector<Target>& targets, Diagnostics& diags) {
   if (rules.empty()) return;
   SyscallIR& syscalls = syscalls_or_empty_denylist(ir);
@@ -528,7 +529,7 @@ void add_eacces_rules(PolicyIR& ir, const std::vector<SocketRule>& rules, const 
     std::optional<ConditionExpr> when = parse_condition(rule.when, error);
     assert(when && "the socket rules parse");
     syscalls.rules.push_back({rule.syscall, Located<std::string>{rule.when, from}, std::move(when),
-                              Action{Action::Kind::kErrno, EACCES}, from, {}, {}, fallback});
+                              Action{Action::Kind::kErrno, rule.errno_value}, from, {}, {}, fallback});
   }
   normalize_rules(std::span(syscalls.rules).subspan(first), targets, diags);
 }
@@ -560,8 +561,10 @@ std::vector<SocketRule> outbound_rules(const NetworkIR& network) {
       {"sendmmsg", "flags & MSG_FASTOPEN"},
       {"setsockopt", "level == IPPROTO_TCP && optname in {TCP_FASTOPEN_CONNECT, TCP_REPAIR}"},
   };
+  // EAFNOSUPPORT, what a kernel without the family answers: final for curl
+  // and wget, which retry an EACCES (wget twenty times, for minutes).
   if (no_inet)
-    rules.push_back({"socket", "domain in {AF_INET, AF_INET6}"});
+    rules.push_back({"socket", "domain in {AF_INET, AF_INET6}", EAFNOSUPPORT});
   else if (udp)  // every type the kernel defines but stream and datagram
     rules.push_back({"socket", "domain in {AF_INET, AF_INET6} && ((type & 15) == SOCK_RAW || (type & 15) == SOCK_RDM || "
                                "(type & 15) == SOCK_SEQPACKET || (type & 15) == SOCK_DCCP || (type & 15) == SOCK_PACKET)"});
@@ -599,7 +602,7 @@ std::vector<SocketRule> unix_socket_rules() {
 void add_socket_rules(PolicyIR& ir, const std::vector<Target>& targets, Diagnostics& diags) {
   const std::optional<NetworkRuleIR>& outbound = ir.network.outbound;
   if (outbound && (outbound->none || outbound->tcp_ports))
-    add_eacces_rules(ir, outbound_rules(ir.network), outbound->from, false, targets, diags);
+    add_errno_rules(ir, outbound_rules(ir.network), outbound->from, false, targets, diags);
   const std::optional<UnixSocketsIR>& sockets = ir.ipc.unix_sockets;
   if (!sockets || sockets->unrestricted()) return;
   // An allow-list needs Landlock's RESOLVE_UNIX; where the host lacks it and
@@ -607,7 +610,7 @@ void add_socket_rules(PolicyIR& ir, const std::vector<Target>& targets, Diagnost
   // launch is refused, so no fallback is needed.
   const bool fallback = !sockets->deny;
   if (fallback && !ir.degraded_allowed(Domain::kIpc)) return;
-  add_eacces_rules(ir, unix_socket_rules(), sockets->from, fallback, targets, diags);
+  add_errno_rules(ir, unix_socket_rules(), sockets->from, fallback, targets, diags);
 }
 
 }  // namespace aasmc
