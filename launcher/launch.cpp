@@ -285,11 +285,12 @@ Result<Prepared> prepare(const LaunchRequest& request, int& lookup_errno) {
         std::fprintf(stderr, "aasm-launch: note: %s is %s here: %s\n", plan::control_domain_name(c.control.domain),
                      control_level_name(c.level), c.why.c_str());
   }
-  if (signals_by_pid_namespace)
+  if (signals_by_pid_namespace) {
+    const uint32_t signal_abi = landlock::abi_floor(0, 0, landlock::scope::kSignal);
     std::fprintf(stderr, "aasm-launch: note: ipc: signals are scoped by a new PID namespace (Landlock ABI %d here "
-                         "has no signal scope; ABI %u, Linux %s, has)\n", probe.abi,
-                 landlock::abi_floor(0, 0, landlock::scope::kSignal),
-                 kernel_for_landlock_abi(landlock::abi_floor(0, 0, landlock::scope::kSignal)));
+                         "has no signal scope; ABI %u, Linux %s, has)\n",
+                 probe.abi, signal_abi, kernel_for_landlock_abi(signal_abi));
+  }
   auto executable = find_command(request.command.front(), lookup_errno);
   if (!executable) return executable.error();
 

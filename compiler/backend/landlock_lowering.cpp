@@ -23,7 +23,6 @@ uint64_t landlock_rights_for_write() {
 
 uint64_t landlock_rights_for_execute() { return fs::kExecute; }
 
-
 namespace {
 
 using aasm::plan::ControlDomain;

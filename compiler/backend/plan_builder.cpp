@@ -32,14 +32,17 @@ void add_meta(const PolicyIR& ir, Plan& plan) {
   if (const auto& out = ir.network.outbound; out && (out->none || out->tcp_ports))
     meta.emplace_back("lowering.network_outbound",
                       std::string("landlock connect_tcp") + (out->none ? " (no port)" : " (listed ports)") +
-                          "; seccomp socket() EACCES for netlink, packet, SCTP/MPTCP streams and IP sockets other than " +
-                          (!out->none && out->udp ? "stream and datagram" : "stream"));
+                          "; seccomp rules for what Landlock does not see: socket families, non-TCP inet sockets" +
+                          (!out->none && out->udp ? " but datagrams" : "") + ", TCP Fast Open (docs/seccomp.md)");
   // The safe defaults the filter carries, for `aasmc show` (docs/seccomp.md).
   if (ir.syscalls)
     for (const SafeDefaultIR& d : ir.syscalls->safe_defaults) {
       std::string value = d.action.text();
-      for (const auto& [name, from] : d.allowed_by_policy)
-        value += (&name == &d.allowed_by_policy.begin()->first ? "; allowed by the policy: " : ", ") + name;
+      const char* separator = "; allowed by the policy: ";
+      for (const auto& [name, from] : d.allowed_by_policy) {
+        value += separator + name;
+        separator = ", ";
+      }
       meta.emplace_back("safe_default." + d.group, value);
     }
   std::string targets;

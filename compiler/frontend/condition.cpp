@@ -47,17 +47,13 @@ class Converter {
   // `a || b || c` as ((a || b) || c), as C groups it.
   template <class Part>
   std::optional<ConditionExpr> chain(ConditionExpr::Kind kind, const std::vector<Part*>& parts) {
-    std::optional<ConditionExpr> out = part(parts.front());
-    for (size_t i = 1; out && i < parts.size(); ++i) {
-      auto next = part(parts[i]);
+    std::vector<ConditionExpr> converted;
+    for (Part* p : parts) {
+      auto next = part(p);
       if (!next) return std::nullopt;
-      ConditionExpr both;
-      both.kind = kind;
-      both.children.push_back(std::move(*out));
-      both.children.push_back(std::move(*next));
-      out = std::move(both);
+      converted.push_back(std::move(*next));
     }
-    return out;
+    return chained(kind, std::move(converted));
   }
   std::optional<ConditionExpr> part(P::ConjunctionContext* ctx) { return chain(ConditionExpr::Kind::kAnd, ctx->unary()); }
   std::optional<ConditionExpr> part(P::UnaryContext* ctx) { return unary(ctx); }
@@ -69,10 +65,7 @@ class Converter {
       if (!dynamic_cast<P::GroupContext*>(child) && !dynamic_cast<P::NotContext*>(child)) return not_before_test(c, child);
       auto inner = unary(child);
       if (!inner) return std::nullopt;
-      ConditionExpr out;
-      out.kind = ConditionExpr::Kind::kNot;
-      out.children.push_back(std::move(*inner));
-      return out;
+      return negation(std::move(*inner));
     }
     ConditionExpr out;
     ConditionTest& test = out.test;
@@ -261,6 +254,25 @@ std::optional<ConditionError> check_limits(std::string_view text) {
 }
 
 }  // namespace
+
+ConditionExpr chained(ConditionExpr::Kind kind, std::vector<ConditionExpr> parts) {
+  ConditionExpr out = std::move(parts.front());
+  for (size_t i = 1; i < parts.size(); ++i) {
+    ConditionExpr both;
+    both.kind = kind;
+    both.children.push_back(std::move(out));
+    both.children.push_back(std::move(parts[i]));
+    out = std::move(both);
+  }
+  return out;
+}
+
+ConditionExpr negation(ConditionExpr operand) {
+  ConditionExpr out;
+  out.kind = ConditionExpr::Kind::kNot;
+  out.children.push_back(std::move(operand));
+  return out;
+}
 
 std::optional<ConditionExpr> parse_condition(std::string_view text, ConditionError& error) {
   if (auto limit = check_limits(text)) {

@@ -49,4 +49,9 @@ inline constexpr size_t kMaxConditionNesting = 64;
 
 std::optional<ConditionExpr> parse_condition(std::string_view text, ConditionError& error);
 
+// Builders that keep the shape above: `a op b op c` as ((a op b) op c), as
+// C groups it (`kind` kAnd or kOr; a single part is itself), and `!a`.
+ConditionExpr chained(ConditionExpr::Kind kind, std::vector<ConditionExpr> parts);
+ConditionExpr negation(ConditionExpr operand);
+
 }  // namespace aasmc

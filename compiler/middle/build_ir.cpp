@@ -6,9 +6,12 @@ namespace aasmc {
 namespace {
 
 bool requests_nothing(const PolicyIR& ir) {
+  // The signal scope every merge adds by default is no request of the policy's.
+  const bool signals_written = ir.ipc.signals_denied->from.document >= 0;
   return ir.capabilities_denied.empty() && ir.filesystem.empty() && !ir.network.outbound && !ir.network.bind &&
-         !ir.ipc.abstract_unix_sockets_denied && ir.ipc.signals_denied->from.document < 0 && !ir.ipc.unix_sockets && !ir.syscalls && ir.resources.empty() &&
-         ir.environment.empty() && ir.isolation.namespaces.empty() && !ir.isolation.linux_capabilities;
+         !ir.ipc.abstract_unix_sockets_denied && !signals_written && !ir.ipc.unix_sockets && !ir.syscalls &&
+         ir.resources.empty() && ir.environment.empty() && ir.isolation.namespaces.empty() &&
+         !ir.isolation.linux_capabilities;
 }
 
 // Where the first document that confines a filesystem verb does, to point a

@@ -119,7 +119,7 @@ class Printer {
     if (!ir_.ipc.unix_sockets) return;
     const UnixSocketsIR& u = *ir_.ipc.unix_sockets;
     if (u.deny) {
-      line(std::string("ipc.unix_sockets: deny") + (u.implied ? " (default: the filesystem is confined)" : ""), u.from);
+      line(std::string("ipc.unix_sockets: deny") + (u.implied() ? " (default: the filesystem is confined)" : ""), u.from);
       return;
     }
     verb("ipc.unix_sockets", u.allow);

@@ -79,8 +79,9 @@ struct NetworkIR {
 struct UnixSocketsIR {
   bool deny = false;
   std::optional<std::vector<PathGrant>> allow;  // when !deny
-  bool implied = false;                         // the default, not written
-  SourceRef from;                               // the setting that decided deny
+  SourceRef from;                               // the setting that decided deny; none for the default
+  // The default, which no document wrote.
+  bool implied() const { return deny && from.document < 0; }
   // An allow-list with `/` needs no mechanism at all.
   bool unrestricted() const;
 };

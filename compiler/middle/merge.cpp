@@ -238,20 +238,20 @@ std::optional<UnixSocketsIR> merge_unix_sockets(const std::vector<const PolicyDo
   std::optional<UnixSocketsIR> merged;
   for (const PolicyDocument* doc : docs)
     if (const UnixSocketsNode* n = node(*doc); n && n->deny && !merged)
-      merged = UnixSocketsIR{true, std::nullopt, false, n->source};
+      merged = UnixSocketsIR{true, std::nullopt, n->source};
   if (merged) return merged;
   auto allow = merge_paths(docs, [&](const PolicyDocument& doc) -> const std::vector<PathEntry>* {
     const UnixSocketsNode* n = node(doc);
     return n ? &n->allow : nullptr;
   });
   if (!allow) return std::nullopt;
-  return UnixSocketsIR{false, std::move(allow), false, {}};
+  return UnixSocketsIR{false, std::move(allow), {}};
 }
 
 // The default of an absent ipc.unix_sockets: deny when the filesystem is
 // confined (the filesystem rules do not stop connect() to a socket file).
 void default_unix_sockets(PolicyIR& ir) {
-  if (!ir.ipc.unix_sockets && !ir.filesystem.empty()) ir.ipc.unix_sockets = UnixSocketsIR{true, std::nullopt, true, {}};
+  if (!ir.ipc.unix_sockets && !ir.filesystem.empty()) ir.ipc.unix_sockets = UnixSocketsIR{true, std::nullopt, {}};
 }
 
 // A denied domain outranks every allow-list of that domain.
@@ -270,7 +270,7 @@ void apply_capability_denials(PolicyIR& ir) {
       case Domain::kNetworkOutbound: deny_network(ir.network.outbound); break;
       case Domain::kNetworkBind: deny_network(ir.network.bind); break;
       case Domain::kIpc:
-        ir.ipc.unix_sockets = UnixSocketsIR{true, std::nullopt, false, source};
+        ir.ipc.unix_sockets = UnixSocketsIR{true, std::nullopt, source};
         ir.ipc.abstract_unix_sockets_denied = Effective<bool>{true, source, {}};
         ir.ipc.signals_denied = Effective<bool>{true, source, {}};
         break;

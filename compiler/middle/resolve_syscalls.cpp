@@ -151,11 +151,8 @@ void deny_process_creation(SyscallIR& ir, const SourceRef& source, const std::ve
   thread_flag.test.op = ConditionTest::Op::kMaskAny;
   thread_flag.test.operand = "flags";
   thread_flag.test.mask.terms.push_back({std::string("CLONE_THREAD"), 0, 0});
-  ConditionExpr not_thread;
-  not_thread.kind = ConditionExpr::Kind::kNot;
-  not_thread.children.push_back(std::move(thread_flag));
-  ir.rules.push_back({"clone", Located<std::string>{"!(flags & CLONE_THREAD)", source}, std::move(not_thread), refuse,
-                      source, {}, {}});
+  ir.rules.push_back({"clone", Located<std::string>{"!(flags & CLONE_THREAD)", source}, negation(std::move(thread_flag)),
+                      refuse, source, {}, {}});
 }
 
 // Deny sets with argument rules become rules with the answer of a denied call.
@@ -225,18 +222,6 @@ DocumentPermissions document_permissions(const PolicyDocument& doc, const Syscal
   return p;
 }
 
-ConditionExpr any_of(std::vector<ConditionExpr> parts) {
-  ConditionExpr out = std::move(parts.front());
-  for (size_t i = 1; i < parts.size(); ++i) {
-    ConditionExpr both;
-    both.kind = ConditionExpr::Kind::kOr;
-    both.children.push_back(std::move(out));
-    both.children.push_back(std::move(parts[i]));
-    out = std::move(both);
-  }
-  return out;
-}
-
 // An `allow` rule permits a call the allowlist does not list, for the
 // arguments its condition matches. In a cascade it can only narrow: the call
 // is allowed where every allowlist document permits it, by listing it or by
@@ -265,7 +250,7 @@ void conditional_allows(SyscallIR& ir, const std::vector<DocumentPermissions>& p
         if (!rule->when) unconditional = true;
         else options.push_back(*rule->when);
       }
-      if (!unconditional) required.push_back(any_of(std::move(options)));
+      if (!unconditional) required.push_back(chained(ConditionExpr::Kind::kOr, std::move(options)));
     }
     if (!permitted || !first) {
       if (first)
@@ -281,12 +266,7 @@ void conditional_allows(SyscallIR& ir, const std::vector<DocumentPermissions>& p
         ir.conditionally_allowed[name][target.name] = NormalizedCondition{{Conjunct{}}};
         continue;
       }
-      ConditionExpr condition = required.size() == 1 ? required.front() : [&] {
-        ConditionExpr both;
-        both.kind = ConditionExpr::Kind::kAnd;
-        for (const ConditionExpr& r : required) both.children.push_back(r);
-        return both;
-      }();
+      const ConditionExpr condition = chained(ConditionExpr::Kind::kAnd, required);
       ConditionError error;
       auto normalized = normalize_condition(condition, name, target, error);
       if (!normalized) {
@@ -400,20 +380,11 @@ SyscallRuleIR safe_default_rule(llvm::StringRef syscall, std::optional<llvm::Str
       allowed.push_back(*r->when);
       allowed_text += (allowed_text.empty() ? "" : " || ") + r->when_text->value;
     }
-    ConditionExpr negated;
-    negated.kind = ConditionExpr::Kind::kNot;
-    negated.children.push_back(any_of(std::move(allowed)));
-    parts.push_back(std::move(negated));
+    parts.push_back(negation(chained(ConditionExpr::Kind::kOr, std::move(allowed))));
     text = (text.empty() ? "" : "(" + text + ") && ") + "!(" + allowed_text + ")";
   }
   if (parts.empty()) return rule;
-  if (parts.size() == 1) {
-    rule.when = std::move(parts.front());
-  } else {
-    rule.when.emplace();
-    rule.when->kind = ConditionExpr::Kind::kAnd;
-    rule.when->children = std::move(parts);
-  }
+  rule.when = chained(ConditionExpr::Kind::kAnd, std::move(parts));
   rule.when_text = Located<std::string>{text, opt_in ? opt_in->from : SourceRef{}};
   if (opt_in) rule.from = opt_in->from;
   return rule;
@@ -516,11 +487,11 @@ struct SocketRule {
   int errno_value = EACCES;  // what Landlock answers, unless said otherwise
 };
 
-// Each rule answers its errno. `fallback` rules
-// go to the programs the launcher installs only where a Landlock control
-// with a seccomp fallback degrades.
+// Each rule answers its errno. `fallback` rules go to the programs the
+// launcher installs only where a Landlock control with a seccomp fallback
+// degrades.
 void add_errno_rules(PolicyIR& ir, const std::vector<SocketRule>& rules, const SourceRef& from, bool fallback,
-                      const std::vector<Target>& targets, Diagnostics& diags) {
+                     const std::vector<Target>& targets, Diagnostics& diags) {
   if (rules.empty()) return;
   SyscallIR& syscalls = syscalls_or_empty_denylist(ir);
   const size_t first = syscalls.rules.size();
@@ -612,10 +583,6 @@ void add_socket_rules(PolicyIR& ir, const std::vector<Target>& targets, Diagnost
   if (fallback && !ir.degraded_allowed(Domain::kIpc)) return;
   add_errno_rules(ir, unix_socket_rules(), sockets->from, fallback, targets, diags);
 }
-
-}  // namespace aasmc
-
-namespace aasmc {
 
 void add_safe_defaults(PolicyIR& ir, const std::vector<PolicyDocument>& documents, const std::vector<Target>& targets,
                        Diagnostics& diags) {

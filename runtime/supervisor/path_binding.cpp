@@ -35,6 +35,13 @@ std::optional<FileIdentity> identity_of(int fd) {
   return FileIdentity{uint64_t(st.st_dev), uint64_t(st.st_ino)};
 }
 
+uint64_t rights_on(const BoundRuleset& bound, const FileIdentity& identity) {
+  uint64_t rights = 0;
+  for (const BoundPath& path : bound.granted)
+    if (path.identity == identity) rights |= path.access;
+  return rights;
+}
+
 }  // namespace
 
 const char* variable_name(plan::PathBase base) {
@@ -48,24 +55,22 @@ const char* variable_name(plan::PathBase base) {
 
 std::string rule_template(const plan::LandlockRule& rule) { return variable_name(rule.base) + rule.path; }
 
+// Inodes, not names, are compared, which also catches a rule bound through
+// another name or a bind mount.
+uint64_t rights_on(const BoundRuleset& bound, int fd) {
+  const std::optional<FileIdentity> identity = identity_of(fd);
+  return identity ? rights_on(bound, *identity) : 0;
+}
+
 // Landlock grants a rule's rights on its inode and everything beneath, so a
 // directory is readable when a READ_DIR rule sits on it or on an ancestor.
 // The root has no ancestor: it is denied unless a rule sits on it, and then
-// every directory is readable and none can serve. Inodes, not names, are
-// compared, which also catches a rule bound through another name or a bind
-// mount.
-uint64_t rights_on(const BoundRuleset& bound, int fd) {
-  const std::optional<FileIdentity> identity = identity_of(fd);
-  uint64_t rights = 0;
-  for (const BoundPath& path : bound.granted)
-    if (identity && path.identity == identity) rights |= path.access;
-  return rights;
-}
-
+// every directory is readable and none can serve.
 int open_denied_directory(const BoundRuleset& bound) {
   const int root = ::open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (root < 0) return -1;
-  if (identity_of(root) && !(rights_on(bound, root) & landlock::fs::kReadDir)) return root;
+  const std::optional<FileIdentity> identity = identity_of(root);
+  if (identity && !(rights_on(bound, *identity) & landlock::fs::kReadDir)) return root;
   ::close(root);
   return -1;
 }
