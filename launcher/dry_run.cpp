@@ -21,6 +21,7 @@
 #include "plan/plan.h"
 #include "launch.h"
 #include "supervisor/cgroup.h"
+#include "supervisor/connect_answers.h"
 #include "supervisor/landlock_negotiation.h"
 #include "supervisor/path_binding.h"
 
@@ -107,6 +108,8 @@ int dry_run(const std::string& plan_path, const std::optional<std::string>& expe
                   control_level_name(c.level), c.why.empty() ? "" : ": ", c.why.c_str());
     for (plan::ControlDomain verb : plan::unconstrained_filesystem_verbs(*plan))
       std::printf("  %-16s unconstrained: no document constrains it\n", plan::control_domain_name(verb));
+    if (negotiation.applies && ConnectAnswers::for_ruleset(negotiation.effective))
+      std::printf("network: %s\n", ConnectAnswers::kDescription);
     if (negotiation.refused() && refusal.empty()) refusal = negotiation.refusal();
     if (auto context = current_launch_context()) {
       report_paths(negotiation.effective, *context);

@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -29,6 +30,7 @@
 #include "kernel/rlimits.h"
 #include "kernel/landlock.h"
 #include "kernel/seccomp.h"
+#include "kernel/seccomp_notify.h"
 #include "plan/plan.h"
 #include "kernel/landlock_uapi.h"
 #include "kernel/namespaces.h"
@@ -38,6 +40,7 @@
 #include "supervisor/landlock_negotiation.h"
 #include "supervisor/path_binding.h"
 #include "supervisor/cgroup.h"
+#include "supervisor/connect_answers.h"
 #include "supervisor/environment.h"
 #include "supervisor/janitor.h"
 #include "supervisor/receipt.h"
@@ -69,6 +72,7 @@ enum ChildDone : uint32_t {
   kNamespacesReady = 1u << 3,
   kCapabilitiesDropped = 1u << 4,
   kResourceLimitsSet = 1u << 5,
+  kConnectListenerHanded = 1u << 6,
   // and the SelfCheck bits (self_checks.h) of the checks the ruleset passed
 };
 
@@ -110,6 +114,8 @@ struct Prepared {
   std::vector<std::string> environment;  // the command's, built before fork
   std::vector<char*> envp;
   std::vector<seccomp::PreparedFilter> filters;  // in install order: rule filters, the main one last
+  std::optional<ConnectAnswers> connect_answers;  // set when Landlock here handles TCP connect
+  seccomp::PreparedFilter connect_notifier;       // hands connect() to the supervisor, for those answers
   // For the receipt.
   std::string plan_sha256;
   int landlock_abi = 0;
@@ -141,6 +147,7 @@ struct ChildIo {
   uid_t uid = 0;
   gid_t gid = 0;
   sigset_t original_mask;
+  int connect_handoff = -1;  // where the child sends the connect() listener (connect_answers.h)
 };
 
 struct ChildStart {
@@ -170,6 +177,19 @@ void run_self_checks(const Prepared& prepared, ChildReport* report, const ChildI
   }
 }
 
+// The listener goes first, while the plan's filters cannot yet refuse the
+// sendmsg that hands it over. An outer sandbox's listener (EBUSY: one per
+// filter chain) leaves Landlock's EACCES as the answer: no control is lost.
+void hand_over_connect_listener(Prepared& prepared, ChildReport* report, int handoff) {
+  const int listener = seccomp::install_with_listener(prepared.connect_notifier);
+  if (listener == -EBUSY) return;
+  if (listener < 0) child_fail(report, ChildStage::kSeccomp, -listener);
+  if (int error = seccomp::send_descriptor(handoff, listener)) child_fail(report, ChildStage::kSeccomp, error);
+  raw::syscall4(SYS_close, listener);
+  raw::syscall4(SYS_close, handoff);
+  report->done.fetch_or(kConnectListenerHanded);
+}
+
 // Runs in the new process, which shares the supervisor's memory until it
 // execs (kernel/spawn.h). In this order (docs/cli.md says why each step
 // comes where it does).
@@ -192,7 +212,7 @@ void run_self_checks(const Prepared& prepared, ChildReport* report, const ChildI
       (io.stderr_write >= 0 && ::dup2(io.stderr_write, STDERR_FILENO) < 0))
     child_fail(report, ChildStage::kDescriptors, errno);
   // Nothing the launcher inherited reaches the command but 0-2.
-  if (int error = descriptors::close_inherited(prepared.ruleset_fd, prepared.denied_dir_fd))
+  if (int error = descriptors::close_inherited({prepared.ruleset_fd, prepared.denied_dir_fd, io.connect_handoff}))
     child_fail(report, ChildStage::kDescriptors, error);
   const rlimits::TreeLimits tree =
       prepared.no_cgroup_because.empty() ? rlimits::TreeLimits::kCgroup : rlimits::TreeLimits::kPerProcessStandIns;
@@ -222,6 +242,7 @@ void run_self_checks(const Prepared& prepared, ChildReport* report, const ChildI
   // itself.
   if (int error = signals::reset_to_default(io.ignored_signals)) child_fail(report, ChildStage::kSignals, error);
   ::sigprocmask(SIG_SETMASK, &io.original_mask, nullptr);
+  if (io.connect_handoff >= 0) hand_over_connect_listener(prepared, report, io.connect_handoff);
   // The filters last: nothing after them needs a system call but execve.
   for (seccomp::PreparedFilter& filter : prepared.filters)
     if (int error = seccomp::install(filter)) child_fail(report, ChildStage::kSeccomp, error);
@@ -315,6 +336,10 @@ Result<Prepared> prepare(const LaunchRequest& request, int& lookup_errno) {
     for (const std::string& path : bound->skipped_optional)
       std::fprintf(stderr, "aasm-launch: note: optional path '%s' does not exist here; its rule is skipped\n",
                    path.c_str());
+  }
+  if (negotiation && negotiation->applies) {
+    prepared.connect_answers = ConnectAnswers::for_ruleset(negotiation->effective);
+    if (prepared.connect_answers) prepared.connect_notifier = seccomp::notifier_for(kNativeAuditArch, SYS_connect);
   }
   const bool fallback = negotiation && negotiation->needs_seccomp_fallback();
   for (const plan::SeccompProgram* program : plan::programs_for(prepared.plan, kNativeAuditArch))
@@ -599,6 +624,10 @@ int launch(const LaunchRequest& request) {
   ::sigprocmask(SIG_BLOCK, &forwarded, &io.original_mask);
   const int signal_fd = ::signalfd(-1, &forwarded, SFD_CLOEXEC);
   if (signal_fd < 0) return abandon(std::string("signalfd: ") + std::strerror(errno));
+  int handoff[2] = {-1, -1};
+  if (prepared->connect_answers && ::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, handoff) != 0)
+    return abandon(std::string("socketpair: ") + std::strerror(errno));
+  io.connect_handoff = handoff[1];
 
   ChildStart start{&*prepared, argv.data(), report, &io};
   // While the child confines itself: the janitor starts (if this supervisor
@@ -614,7 +643,7 @@ int launch(const LaunchRequest& request) {
                                      janitor.emplace(Janitor::start(cgroup_dirs));
                                      return bool(*janitor);
                                    });
-  for (int fd : {prepared->ruleset_fd, prepared->denied_dir_fd, out_pipe[1], err_pipe[1], io.supervisor_pidfd})
+  for (int fd : {prepared->ruleset_fd, prepared->denied_dir_fd, out_pipe[1], err_pipe[1], io.supervisor_pidfd, handoff[1]})
     if (fd >= 0) ::close(fd);
   for (int fd : io.cgroup_procs) ::close(fd);
   if (janitor && !*janitor) return abandon(janitor->error().message);
@@ -631,14 +660,22 @@ int launch(const LaunchRequest& request) {
     ::kill(child, SIGKILL);
     if (prepared->cgroup) prepared->cgroup->kill_all();
   };
+  // Sent before exec, which clone returned after (kernel/spawn.h).
+  const int connect_listener = handoff[0] >= 0 ? seccomp::receive_descriptor(handoff[0]) : -1;
+  if (handoff[0] >= 0) ::close(handoff[0]);
   const SupervisionResult supervised =
-      supervise({child, pidfd, out_pipe[0], err_pipe[0], signal_fd}, limits, kill_tree);
+      supervise({child, pidfd, out_pipe[0], err_pipe[0], signal_fd, connect_listener,
+                 connect_listener >= 0 ? &*prepared->connect_answers : nullptr},
+                limits, kill_tree);
+  if (connect_listener >= 0) ::close(connect_listener);
   ::close(pidfd);
   ::close(signal_fd);
   // At the end, always: whatever of the command's group is left goes too;
   // with a cgroup, every task in it, proven gone, and the groups removed.
   kill_tree();
   RunReport run_report = finish_cgroup(*prepared);
+  if (prepared->connect_answers)
+    for (std::string& line : prepared->connect_answers->summary()) run_report.events.push_back(std::move(line));
   (*janitor)->release();
   const int status = supervised.status;
   int code = WIFSIGNALED(status) ? exit_code::kSignalBase + WTERMSIG(status) : WEXITSTATUS(status);

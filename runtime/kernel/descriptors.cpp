@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <initializer_list>
 
 namespace aasm::descriptors {
 namespace {
@@ -25,14 +24,15 @@ int close_span(unsigned first, unsigned last) {
 
 }  // namespace
 
-int close_inherited(int keep_a, int keep_b) {
-  if (keep_a > keep_b) {
-    const int t = keep_a;
-    keep_a = keep_b;
-    keep_b = t;
-  }
+int close_inherited(Kept kept) {
+  for (size_t i = 1; i < kept.size(); ++i)  // ascending, without a library call
+    for (size_t j = i; j > 0 && kept[j - 1] > kept[j]; --j) {
+      const int t = kept[j];
+      kept[j] = kept[j - 1];
+      kept[j - 1] = t;
+    }
   unsigned next = 3;
-  for (int keep : {keep_a, keep_b}) {
+  for (int keep : kept) {
     if (keep < int(next)) continue;
     if (int error = close_span(next, unsigned(keep) - 1)) return error;
     next = unsigned(keep) + 1;

@@ -1,5 +1,7 @@
 #include "supervisor/supervise.h"
 
+#include "supervisor/connect_answers.h"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -73,6 +75,7 @@ SupervisionResult supervise(const SupervisedChild& child, const SupervisionLimit
   Stream err{child.stderr_read, STDERR_FILENO, limits.stderr_bytes};
   const int64_t deadline = limits.wall_clock_seconds ? now_ms() + int64_t(*limits.wall_clock_seconds) * 1000 : -1;
   bool killed = false;
+  int listener = child.connect_listener;
   auto end_run = [&](Ending why) {
     if (killed) return;
     killed = true;
@@ -80,16 +83,22 @@ SupervisionResult supervise(const SupervisedChild& child, const SupervisionLimit
     kill_tree();
   };
   for (;;) {
-    pollfd fds[4] = {{child.pidfd, POLLIN, 0}, {out.fd, POLLIN, 0}, {err.fd, POLLIN, 0}, {child.signal_fd, POLLIN, 0}};
+    pollfd fds[5] = {{child.pidfd, POLLIN, 0},
+                     {out.fd, POLLIN, 0},
+                     {err.fd, POLLIN, 0},
+                     {child.signal_fd, POLLIN, 0},
+                     {listener, POLLIN, 0}};
     int timeout = -1;
     if (deadline >= 0 && !killed) timeout = int(std::max<int64_t>(0, deadline - now_ms()));
-    const int ready = ::poll(fds, 4, timeout);
+    const int ready = ::poll(fds, 5, timeout);
     if (ready < 0 && errno != EINTR) break;
     if (deadline >= 0 && !killed && now_ms() >= deadline) end_run(Ending::kDeadline);
     if (fds[3].revents & POLLIN) {
       signalfd_siginfo info{};
       if (::read(child.signal_fd, &info, sizeof info) == ssize_t(sizeof info)) ::kill(child.pid, int(info.ssi_signo));
     }
+    if (fds[4].revents & POLLIN) child.connect_answers->answer_one(listener);
+    if (fds[4].revents & (POLLHUP | POLLERR | POLLNVAL)) listener = -1;  // no task left that uses the filter
     if ((fds[1].revents & (POLLIN | POLLHUP)) && !out.relay()) end_run(Ending::kStdoutLimit);
     if ((fds[2].revents & (POLLIN | POLLHUP)) && !err.relay()) end_run(Ending::kStderrLimit);
     if (fds[0].revents & POLLIN) break;  // the command has exited

@@ -1,6 +1,7 @@
 // The supervisor's loop while the command runs: relay its output through
 // pipes counting bytes, enforce the wall-clock deadline and the output
-// limits, forward SIGINT/SIGTERM/SIGHUP, and notice the command's exit
+// limits, forward SIGINT/SIGTERM/SIGHUP, answer the connect() calls handed
+// to it, and notice the command's exit
 // without waiting on descendants that keep a pipe open.
 #pragma once
 
@@ -11,6 +12,8 @@
 #include <optional>
 
 namespace aasm {
+
+class ConnectAnswers;
 
 struct SupervisionLimits {
   std::optional<uint64_t> wall_clock_seconds, stdout_bytes, stderr_bytes;
@@ -31,6 +34,8 @@ struct SupervisedChild {
   int stdout_read = -1;    // -1: the command writes to the launcher's stdout itself
   int stderr_read = -1;
   int signal_fd = -1;      // signalfd of SIGINT, SIGTERM, SIGHUP (blocked in the supervisor)
+  int connect_listener = -1;              // seccomp listener for connect() (connect_answers.h)
+  ConnectAnswers* connect_answers = nullptr;  // answers it; set with the listener
 };
 
 // `kill_tree` ends the whole tree (the deadline, an output limit).

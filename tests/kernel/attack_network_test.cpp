@@ -106,6 +106,56 @@ constexpr const char* kUnixOpen = "{allow: [\"/\"]}";
 
 }  // namespace
 
+// ---------------------------------------------------------------- connect() answers
+
+// The supervisor answers a connect() Landlock would refuse with ECONNREFUSED
+// (supervisor/connect_answers.h) and lets every other one through to the
+// kernel: Landlock stays the enforcement beneath the answer. These attack
+// the answering layer itself.
+
+// A port nothing listens on: what it allows reaches nothing.
+static uint16_t closed_port() {
+  const Socket s(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::bind(s.fd(), reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+  return local_port(s);
+}
+
+// A listener of the command's own, answering CONTINUE, would take connect()
+// from the supervisor's (the newest filter's notification wins). The kernel
+// allows one listener per filter chain: the command's is refused.
+TEST_CASE("attack network: the command cannot install a seccomp listener of its own to take connect() from the supervisor") {
+  TempDir dir;
+  const Socket allowed = tcp_listener(), other = tcp_listener();
+  const std::string plan = compile_spec(dir, "allow", confined() + network("{allow: [\"" + tcp(local_port(allowed)) + "\"]}"));
+  CHECK_RUN(probe(plan, {"tcp-connect-own-listener", str(local_port(other))}), 1, "EBUSY\n");
+  CHECK_FALSE(other.readable());
+
+  SUBCASE("control: under a plan without a network node (no supervisor listener) its listener continues connect()") {
+    CHECK_RUN(probe(compile_spec(dir, "open", confined()), {"tcp-connect-own-listener", str(local_port(other))}), 0, "OK\n");
+    CHECK(accept_one(other));
+  }
+}
+
+TEST_CASE("attack network: racing the address past the supervisor's connect() answer never reaches a refused port") {
+  TempDir dir;
+  const uint16_t allowed = closed_port();
+  const Socket refused = tcp_listener();
+  const std::string race[] = {"tcp-connect-race", str(allowed), str(local_port(refused)), "3000"};
+  const std::string plan = compile_spec(dir, "allow", confined() + network("{allow: [\"" + tcp(allowed) + "\"]}"));
+  const Run r = probe(plan, {race[0], race[1], race[2], race[3]});
+  CHECK(r.exit_code == 1);
+  CHECK((r.out == "ECONNREFUSED\n" || r.out == "EACCES\n"));
+  CHECK_FALSE(refused.readable());
+
+  SUBCASE("control: without a network node the flipping address reaches the refused port") {
+    CHECK_RUN(probe(compile_spec(dir, "open", confined()), {race[0], race[1], race[2], race[3]}), 0, "OK\n");
+    CHECK(accept_one(refused));
+  }
+}
+
 // ---------------------------------------------------------------- TCP Fast Open
 
 TEST_CASE("attack network: TCP Fast Open (sendto MSG_FASTOPEN) under outbound: none is EACCES") {
@@ -113,7 +163,8 @@ TEST_CASE("attack network: TCP Fast Open (sendto MSG_FASTOPEN) under outbound: n
   Responder peer(tcp_listener());
   const std::string plan = compile_spec(dir, "none", confined() + network("none"));
   CHECK_RUN(probe(plan, {"tcp-fastopen", str(peer.port())}), 1, "EACCES\n");
-  CHECK_RUN(probe(plan, {"tcp-connect", str(peer.port())}), 1, "EACCES\n");  // the hook TFO walked around
+  // The hook TFO walked around: Landlock's EACCES, answered ECONNREFUSED by the supervisor.
+  CHECK_RUN(probe(plan, {"tcp-connect", str(peer.port())}), 1, "ECONNREFUSED\n");
   CHECK_FALSE(peer.answered());
 
   SUBCASE("control: without a network node the Fast Open client gets the reply") {

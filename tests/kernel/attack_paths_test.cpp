@@ -68,7 +68,6 @@ Run dry_run(const std::string& cwd, const std::string& plan, const std::vector<s
   return run(argv, cwd);
 }
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 // Refused before the command ran: 125, nothing on stdout, and stderr
 // naming each of `parts`.

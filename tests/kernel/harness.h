@@ -46,6 +46,8 @@ std::string read_file(const std::string& path);
 bool exists(const std::string& path);
 void make_dir(const std::string& path);
 
+inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
 // A YAML flow list of quoted strings: ["a", "b"].
 std::string flow_list(const std::vector<std::string>& items);
 

@@ -38,6 +38,7 @@
 #include <linux/netlink.h>
 #include <linux/seccomp.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stddef.h>
@@ -520,6 +521,82 @@ static int op_tcp(const char* what, const char* port) {
   return result(listen(fd, 1));
 }
 
+// connect() to 127.0.0.1:PORT through a seccomp listener of the probe's
+// own that answers CONTINUE: were it allowed beside the launcher's, it would
+// take connect() from it (the newest filter's notification wins). The
+// connect runs in a forked child; the parent answers its one notification
+// and prints the child's result (or why its listener was refused).
+static int op_tcp_connect_own_listener(const char* port) {
+  struct sock_filter notify_connect[] = {
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_connect, 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+  };
+  struct sock_fprog program = {4, notify_connect};
+  int listener = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &program);
+  if (listener < 0) return fail(errno);
+  pid_t child = fork();
+  if (child < 0) return fail(errno);
+  if (child == 0) {
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in address = loopback(port);
+    _exit(fd >= 0 && connect(fd, (struct sockaddr*)&address, sizeof address) == 0 ? 0 : errno);
+  }
+  struct seccomp_notif call;
+  memset(&call, 0, sizeof call);
+  if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &call) != 0) return fail(errno);
+  struct seccomp_notif_resp answer;
+  memset(&answer, 0, sizeof answer);
+  answer.id = call.id;
+  answer.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+  if (ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &answer) != 0) return fail(errno);
+  int status = 0;
+  if (waitpid(child, &status, 0) < 0) return fail(errno);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? ok() : fail(WIFEXITED(status) ? WEXITSTATUS(status) : EINTR);
+}
+
+// The address races the launcher's answer: a thread flips the port between
+// ALLOWED and REFUSED while the probe connects COUNT times, so the launcher
+// may read ALLOWED and the kernel connect to REFUSED. Stops at the first
+// connect that succeeds (`OK`), else prints the last errno.
+static volatile struct sockaddr_in g_racing_address;
+static volatile int g_race_over;
+static uint16_t g_race_ports[2];
+
+static void* flip_port(void* unused) {
+  (void)unused;
+  for (unsigned i = 0; !g_race_over; ++i) g_racing_address.sin_port = g_race_ports[i & 1];
+  return NULL;
+}
+
+static int op_tcp_connect_race(const char* allowed, const char* refused, long count) {
+  struct sockaddr_in start = loopback(allowed);
+  memcpy((void*)&g_racing_address, &start, sizeof start);
+  g_race_ports[0] = htons((uint16_t)atoi(allowed));
+  g_race_ports[1] = htons((uint16_t)atoi(refused));
+  pthread_t flipper;
+  if (pthread_create(&flipper, NULL, flip_port, NULL) != 0) return fail(EAGAIN);
+  long connected = 0;
+  int last = 0;
+  for (long i = 0; i < count; ++i) {
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+      last = errno;
+      break;
+    }
+    if (connect(fd, (struct sockaddr*)&g_racing_address, sizeof start) == 0) {
+      connected = 1;
+      break;
+    }
+    last = errno;
+    close(fd);
+  }
+  g_race_over = 1;
+  pthread_join(flipper, NULL);
+  return connected > 0 ? ok() : fail(last);
+}
+
 // One datagram "x" to 127.0.0.1:PORT.
 static int op_udp_send(const char* port) {
   int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
@@ -991,6 +1068,7 @@ static int usage(void) {
       "                | truncate PATH | open-trunc PATH | rename FROM TO | link FROM TO\n"
       "                | reopen-rw PATH | read-proc PID|parent|janitor FILE | ptrace-attach-parent | ptrace-attach PID\n"
       "                | tcp-connect PORT | tcp-bind PORT | udp-send PORT | netlink-socket\n"
+      "                | tcp-connect-own-listener PORT | tcp-connect-race ALLOWED REFUSED COUNT\n"
       "                | abstract-connect NAME | kill PID SIGNAL | kill-supervisor SIGNAL\n"
       "                | tcp-fastopen PORT | tcp-fastopen-connect\n"
       "                | socket vsock|netlink|packet|alg|inet|inet6|unix\n"
@@ -1065,6 +1143,8 @@ int main(int argc, char** argv) {
   if (strcmp(op, "ptrace-attach-parent") == 0 && argc == 2) return op_ptrace_attach_parent();
   if (strcmp(op, "ptrace-attach") == 0 && argc == 3) return op_ptrace_attach(atol(argv[2]));
   if (strcmp(op, "tcp-connect") == 0 && argc == 3) return op_tcp("connect", argv[2]);
+  if (strcmp(op, "tcp-connect-own-listener") == 0 && argc == 3) return op_tcp_connect_own_listener(argv[2]);
+  if (strcmp(op, "tcp-connect-race") == 0 && argc == 5) return op_tcp_connect_race(argv[2], argv[3], atol(argv[4]));
   if (strcmp(op, "tcp-bind") == 0 && argc == 3) return op_tcp("bind", argv[2]);
   if (strcmp(op, "udp-send") == 0 && argc == 3) return op_udp_send(argv[2]);
   if (strcmp(op, "netlink-socket") == 0 && argc == 2) return op_netlink_socket();

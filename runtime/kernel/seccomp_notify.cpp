@@ -1,0 +1,94 @@
+#include "kernel/seccomp_notify.h"
+
+#include <linux/audit.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+
+#include <cerrno>
+#include <cstddef>
+#include <cstring>
+
+#include "kernel/raw_syscall.h"
+
+namespace aasm::seccomp {
+
+PreparedFilter notifier_for(uint32_t audit_arch, int syscall_nr) {
+  PreparedFilter filter;
+  filter.instructions = {
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, audit_arch, 0, 3),
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, uint32_t(syscall_nr), 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+  };
+  return filter;
+}
+
+int install_with_listener(PreparedFilter& filter) {
+  filter.program.len = static_cast<unsigned short>(filter.instructions.size());
+  filter.program.filter = filter.instructions.data();
+  return int(raw::syscall4(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER,
+                           long(&filter.program)));
+}
+
+int send_descriptor(int socket, int fd) {
+  char byte = 0;
+  iovec data{&byte, 1};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  msghdr message{};
+  message.msg_iov = &data;
+  message.msg_iovlen = 1;
+  message.msg_control = control;
+  message.msg_controllen = sizeof control;
+  cmsghdr* header = CMSG_FIRSTHDR(&message);
+  header->cmsg_level = SOL_SOCKET;
+  header->cmsg_type = SCM_RIGHTS;
+  header->cmsg_len = CMSG_LEN(sizeof(int));
+  std::memcpy(CMSG_DATA(header), &fd, sizeof fd);
+  const long sent = raw::syscall4(SYS_sendmsg, socket, long(&message), MSG_NOSIGNAL);
+  return sent < 0 ? int(-sent) : 0;
+}
+
+int receive_descriptor(int socket) {
+  char byte = 0;
+  iovec data{&byte, 1};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  msghdr message{};
+  message.msg_iov = &data;
+  message.msg_iovlen = 1;
+  message.msg_control = control;
+  message.msg_controllen = sizeof control;
+  if (::recvmsg(socket, &message, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) != 1) return -1;
+  const cmsghdr* header = CMSG_FIRSTHDR(&message);
+  if (!header || header->cmsg_level != SOL_SOCKET || header->cmsg_type != SCM_RIGHTS ||
+      header->cmsg_len != CMSG_LEN(sizeof(int)))
+    return -1;
+  int fd = -1;
+  std::memcpy(&fd, CMSG_DATA(header), sizeof fd);
+  return fd;
+}
+
+bool receive_notification(int listener, seccomp_notif& notification) {
+  std::memset(&notification, 0, sizeof notification);  // the kernel refuses a dirty buffer (EINVAL)
+  return ::ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &notification) == 0;
+}
+
+bool still_waiting(int listener, uint64_t id) { return ::ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0; }
+
+void answer_continue(int listener, uint64_t id) {
+  seccomp_notif_resp response{};
+  response.id = id;
+  response.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+  ::ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &response);  // ENOENT: the caller has gone meanwhile
+}
+
+void answer_error(int listener, uint64_t id, int error) {
+  seccomp_notif_resp response{};
+  response.id = id;
+  response.error = -error;
+  ::ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &response);
+}
+
+}  // namespace aasm::seccomp

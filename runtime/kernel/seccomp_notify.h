@@ -1,0 +1,51 @@
+// Seccomp user notification: a filter that hands one system call to a
+// supervisor through a listener descriptor, which the child passes over a
+// socket before exec.
+//
+// Never an enforcement mechanism here. A later filter of the command's own
+// may answer the same call through its own listener, and
+// SECCOMP_USER_NOTIF_FLAG_CONTINUE re-reads memory the command can change
+// after the supervisor looked (seccomp_unotify(2)). Only a call the other
+// controls already decide goes through a listener; the listener chooses
+// the errno a refusal answers, never whether it is refused.
+#pragma once
+
+#include <linux/seccomp.h>
+
+#include <cstdint>
+
+#include "kernel/seccomp.h"
+
+namespace aasm::seccomp {
+
+// A filter that sends `syscall_nr` of the native architecture to the
+// listener and lets everything else through (the plan's filters still run:
+// the kernel takes the strictest answer of all filters).
+PreparedFilter notifier_for(uint32_t audit_arch, int syscall_nr);
+
+// Installs the filter with a new listener. Returns the listener descriptor
+// (close-on-exec) or -errno: EBUSY when a filter of an outer sandbox already
+// has a listener. Raw system calls only (the child shares the supervisor's
+// memory).
+int install_with_listener(PreparedFilter& filter);
+
+// Sends `fd` over the connected unix socket `socket` (SCM_RIGHTS). Raw
+// system calls only. Returns 0 or errno.
+int send_descriptor(int socket, int fd);
+
+// The descriptor waiting on `socket`, without blocking; -1 when none.
+int receive_descriptor(int socket);
+
+// One pending notification of `listener`. False when none is pending or its
+// caller has gone (ENOENT).
+bool receive_notification(int listener, seccomp_notif& notification);
+
+// True while `id`'s caller still waits: what was read from its memory
+// or descriptors belongs to this call, not to a recycled pid.
+bool still_waiting(int listener, uint64_t id);
+
+// Lets the call proceed to the kernel, or fails it with `error`.
+void answer_continue(int listener, uint64_t id);
+void answer_error(int listener, uint64_t id, int error);
+
+}  // namespace aasm::seccomp
