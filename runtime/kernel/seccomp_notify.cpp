@@ -33,35 +33,42 @@ int install_with_listener(PreparedFilter& filter) {
                            long(&filter.program)));
 }
 
-int send_descriptor(int socket, int fd) {
+namespace {
+
+// One byte of data (a stream of none is end-of-file) and room for one
+// descriptor: what both ends of the hand-over use.
+struct DescriptorMessage {
   char byte = 0;
   iovec data{&byte, 1};
   alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
   msghdr message{};
-  message.msg_iov = &data;
-  message.msg_iovlen = 1;
-  message.msg_control = control;
-  message.msg_controllen = sizeof control;
-  cmsghdr* header = CMSG_FIRSTHDR(&message);
+
+  DescriptorMessage() {
+    message.msg_iov = &data;
+    message.msg_iovlen = 1;
+    message.msg_control = control;
+    message.msg_controllen = sizeof control;
+  }
+  DescriptorMessage(const DescriptorMessage&) = delete;
+};
+
+}  // namespace
+
+int send_descriptor(int socket, int fd) {
+  DescriptorMessage m;
+  cmsghdr* header = CMSG_FIRSTHDR(&m.message);
   header->cmsg_level = SOL_SOCKET;
   header->cmsg_type = SCM_RIGHTS;
   header->cmsg_len = CMSG_LEN(sizeof(int));
   std::memcpy(CMSG_DATA(header), &fd, sizeof fd);
-  const long sent = raw::syscall4(SYS_sendmsg, socket, long(&message), MSG_NOSIGNAL);
+  const long sent = raw::syscall4(SYS_sendmsg, socket, long(&m.message), MSG_NOSIGNAL);
   return sent < 0 ? int(-sent) : 0;
 }
 
 int receive_descriptor(int socket) {
-  char byte = 0;
-  iovec data{&byte, 1};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  msghdr message{};
-  message.msg_iov = &data;
-  message.msg_iovlen = 1;
-  message.msg_control = control;
-  message.msg_controllen = sizeof control;
-  if (::recvmsg(socket, &message, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) != 1) return -1;
-  const cmsghdr* header = CMSG_FIRSTHDR(&message);
+  DescriptorMessage m;
+  if (::recvmsg(socket, &m.message, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) != 1) return -1;
+  const cmsghdr* header = CMSG_FIRSTHDR(&m.message);
   if (!header || header->cmsg_level != SOL_SOCKET || header->cmsg_type != SCM_RIGHTS ||
       header->cmsg_len != CMSG_LEN(sizeof(int)))
     return -1;
