@@ -13,7 +13,7 @@ TEST_CASE("determinism: two compiles of the same policy are byte-identical") {
 
   // The same source again, once from another working directory: neither the
   // run nor the working directory may leak into the plan.
-  for (const std::string cwd : {s.dir.path(), std::string("/")}) {
+  for (const std::string& cwd : {s.dir.path(), std::string("/")}) {
     CAPTURE(cwd);
     const std::string again = s.dir / "again.bin";
     const Run compiled = run({binary("AASMC"), "compile", s.dir / "plan.yaml", "-o", again}, cwd);
