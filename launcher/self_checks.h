@@ -12,12 +12,14 @@
 #include <string>
 
 #include "kernel/landlock_self_check.h"
+#include "plan/controls.h"
 #include "plan/plan.h"
 #include "supervisor/path_binding.h"
 
 namespace aasm {
 
-// Bits of the word the child reports its completed steps in (launch.cpp).
+// Bits of the word the child reports its completed steps in (ChildDone,
+// launch_report.h, has the others).
 enum SelfCheck : uint32_t {
   kReadCheck = 1u << 1,
   kWriteCheck = 1u << 6,
@@ -48,6 +50,6 @@ const char* self_check_attempt(SelfCheck check);
 const char* self_check_failure(SelfCheck check);
 
 // A Landlock control's receipt basis, given the checks that passed.
-std::string self_check_basis(const plan::LandlockControl& control, uint32_t passed);
+Evidence self_check_basis(const plan::LandlockControl& control, uint32_t passed);
 
 }  // namespace aasm
