@@ -56,7 +56,7 @@ enum class ChildStage : uint32_t {
 struct ChildReport {
   std::atomic<uint32_t> stage;
   std::atomic<int32_t> error;
-  std::atomic<uint32_t> done;  // ChildDone and SelfCheck bits (launch_report.h)
+  std::atomic<uint32_t> done;  // ChildDone and SelfCheck bits (self_checks.h)
   std::atomic<uint32_t> failed_check;  // kSelfCheck: the SelfCheck that was not refused
 };
 

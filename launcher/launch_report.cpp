@@ -2,8 +2,6 @@
 
 #include <sys/utsname.h>
 
-#include "self_checks.h"
-
 namespace aasm {
 
 Host probe_host() {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "self_checks.h"
 #include "kernel/landlock.h"
 #include "plan/controls.h"
 #include "plan/plan.h"
@@ -18,17 +19,6 @@
 #include "support/result.h"
 
 namespace aasm {
-
-// Steps the child completed, stored in the word it shares with the
-// supervisor before exec: the receipt's "measured". The SelfCheck bits
-// (self_checks.h) of the checks the ruleset passed share the word.
-enum ChildDone : uint32_t {
-  kLandlockRestricted = 1u << 0,
-  kSeccompInstalled = 1u << 2,
-  kNamespacesReady = 1u << 3,
-  kCapabilitiesDropped = 1u << 4,
-  kResourceLimitsSet = 1u << 5,
-};
 
 // The host a plan is prepared for.
 struct Host {
@@ -50,7 +40,7 @@ struct ControlReport {
   ControlLevel achievable = ControlLevel::kEnforced;  // on this host, before anything runs
   std::string why;  // why it is less than planned, or how else it is enforced; "" when as planned
   // What completes it from the child's report:
-  uint32_t established_by = 0;  // the ChildDone bit of the step that enforces it; 0: none does, `evidence` stands
+  uint32_t established_by = 0;  // the ChildDone bit (self_checks.h) of the step that enforces it; 0: none does, `evidence` stands
   const char* stopped_before = "";  // that step: "the child stopped before <it>"
   Evidence evidence;                // its basis once established
   std::optional<plan::LandlockControl> landlock;  // a Landlock control's basis comes from its self-checks
@@ -73,7 +63,7 @@ struct LaunchReport {
 };
 
 // Each control's achieved level and basis, from the word the child reported
-// its completed steps in (ChildDone and SelfCheck bits).
+// its completed steps in (ChildDone and SelfCheck bits, self_checks.h).
 void complete(LaunchReport& report, uint32_t done);
 
 }  // namespace aasm

@@ -283,10 +283,10 @@ Status build_command_environment(Preparation& p, const Inputs&) {
   return Ok{};
 }
 
-// The steps, in order (nsjail's containProc is the model: one named step
-// per control, each refusing on its own). Each adds its controls to the
+// The steps, in order (nsjail's containProc is the model: a list of small
+// functions, each refusing on its own). Each adds its controls to the
 // report; the first refusal ends a launch's preparation, while a dry run
-// goes on to report every control.
+// goes on to report every control. docs/cli.md numbers them.
 struct Step {
   Status (*run)(Preparation&, const Inputs&);
   bool launch_only = false;   // a dry run has no command and no environment to build

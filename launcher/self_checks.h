@@ -18,8 +18,16 @@
 
 namespace aasm {
 
-// Bits of the word the child reports its completed steps in (ChildDone,
-// launch_report.h, has the others).
+// The word the child reports its completed steps in, stored before exec in
+// memory the supervisor reads: the receipt's "measured" (launch_report.h).
+// A bit per confinement step, and one per self-check the ruleset passed.
+enum ChildDone : uint32_t {
+  kLandlockRestricted = 1u << 0,
+  kSeccompInstalled = 1u << 2,
+  kNamespacesReady = 1u << 3,
+  kCapabilitiesDropped = 1u << 4,
+  kResourceLimitsSet = 1u << 5,
+};
 enum SelfCheck : uint32_t {
   kReadCheck = 1u << 1,
   kWriteCheck = 1u << 6,
