@@ -19,16 +19,12 @@ int check_executable(const std::string& path) {
 
 }  // namespace
 
-Result<std::string> find_command(const std::string& name, int& lookup_errno) {
-  lookup_errno = 0;
-  if (name.empty()) {
-    lookup_errno = ENOENT;
-    return make_error("the command name is empty");
-  }
+Result<std::string> find_command(const std::string& name) {
+  if (name.empty()) return make_error("the command name is empty", ENOENT);
   if (name.find('/') != std::string::npos) {
-    lookup_errno = check_executable(name);
-    if (lookup_errno == 0) return name;
-    return make_error("cannot execute '" + name + "': " + std::strerror(lookup_errno));
+    const int error = check_executable(name);
+    if (error == 0) return name;
+    return make_error("cannot execute '" + name + "': " + std::strerror(error), error);
   }
   const char* env_path = std::getenv("PATH");
   const std::string search = env_path && *env_path ? env_path : "/usr/local/bin:/usr/bin:/bin";
@@ -44,9 +40,8 @@ Result<std::string> find_command(const std::string& name, int& lookup_errno) {
     if (error != ENOENT && error != ENOTDIR && first_failure == ENOENT) first_failure = error;
     start = end + 1;
   }
-  lookup_errno = first_failure;
-  if (first_failure == ENOENT) return make_error("command not found: '" + name + "'");
-  return make_error("cannot execute '" + name + "': " + std::strerror(first_failure));
+  if (first_failure == ENOENT) return make_error("command not found: '" + name + "'", ENOENT);
+  return make_error("cannot execute '" + name + "': " + std::strerror(first_failure), first_failure);
 }
 
 }  // namespace aasm

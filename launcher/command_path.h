@@ -7,9 +7,9 @@
 
 namespace aasm {
 
-
 // The path execve should get: `name` itself when it contains '/', else the
-// first executable match along $PATH (execvp's rules).
-Result<std::string> find_command(const std::string& name, int& lookup_errno);
+// first executable match along $PATH (execvp's rules). The error's code is
+// the errno that decides the exit status: ENOENT (127) or another (126).
+Result<std::string> find_command(const std::string& name);
 
 }  // namespace aasm

@@ -1,14 +1,14 @@
 // `aasm-launch --dry-run`: what a launch of this plan would establish on this
-// host, control by control, without running anything.
+// host, control by control, without running anything: the launch's own
+// preparation (preparation.h), printed.
 #pragma once
 
-#include <optional>
-#include <string>
+#include "launch.h"
 
 namespace aasm {
 
 // Prints the report on stdout; returns 0 when the launch would proceed, 125
 // when it would be refused (the reason is printed too).
-int dry_run(const std::string& plan_path, const std::optional<std::string>& expect_digest);
+int dry_run(const LaunchRequest& request);
 
 }  // namespace aasm

@@ -7,9 +7,7 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
-#include <linux/capability.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -21,10 +19,10 @@
 #include <cstdio>
 #include <cstring>
 
-#include "command_path.h"
 #include "exit_codes.h"
+#include "preparation.h"
+#include "receipt_builder.h"
 #include "self_checks.h"
-#include "kernel/arch.h"
 #include "kernel/capabilities.h"
 #include "kernel/descriptors.h"
 #include "kernel/rlimits.h"
@@ -32,21 +30,13 @@
 #include "kernel/seccomp.h"
 #include "kernel/seccomp_notify.h"
 #include "plan/plan.h"
-#include "kernel/landlock_uapi.h"
 #include "kernel/namespaces.h"
 #include "kernel/raw_syscall.h"
 #include "kernel/signals.h"
 #include "kernel/spawn.h"
-#include "supervisor/landlock_negotiation.h"
-#include "supervisor/path_binding.h"
 #include "supervisor/cgroup.h"
-#include "supervisor/connect_answers.h"
-#include "supervisor/environment.h"
 #include "supervisor/janitor.h"
-#include "supervisor/receipt.h"
 #include "supervisor/supervise.h"
-
-extern char** environ;
 
 namespace aasm {
 namespace {
@@ -65,21 +55,10 @@ enum class ChildStage : uint32_t {
   kSelfCheck, kSeccomp, kExec
 };
 
-// Steps the child completed, stored before exec: the receipt's "measured".
-enum ChildDone : uint32_t {
-  kLandlockRestricted = 1u << 0,
-  kSeccompInstalled = 1u << 2,
-  kNamespacesReady = 1u << 3,
-  kCapabilitiesDropped = 1u << 4,
-  kResourceLimitsSet = 1u << 5,
-  kConnectListenerHanded = 1u << 6,
-  // and the SelfCheck bits (self_checks.h) of the checks the ruleset passed
-};
-
 struct ChildReport {
   std::atomic<uint32_t> stage;
   std::atomic<int32_t> error;
-  std::atomic<uint32_t> done;
+  std::atomic<uint32_t> done;  // ChildDone and SelfCheck bits (self_checks.h)
   std::atomic<uint32_t> failed_check;  // kSelfCheck: the SelfCheck that was not refused
 };
 
@@ -103,30 +82,8 @@ const char* stage_name(ChildStage stage) {
   return "?";
 }
 
-struct Prepared {
-  plan::Plan plan;
-  std::string executable;
-  int ruleset_fd = -1;
-  int denied_dir_fd = -1;  // for the read and write self-checks; -1: no read right handled, or no candidate
-  uint32_t self_checks = 0;  // SelfCheck bits: the checks the child runs after restrict_self
-  std::optional<cgroup::RunCgroup> cgroup;  // the run's, when the plan sets tree limits the host can give
-  std::string no_cgroup_because;  // set when tree limits fall back to per-process rlimits (resource may degrade)
-  std::vector<std::string> environment;  // the command's, built before fork
-  std::vector<char*> envp;
-  std::vector<seccomp::PreparedFilter> filters;  // in install order: rule filters, the main one last
-  std::optional<ConnectAnswers> connect_answers;  // set when Landlock here handles TCP connect
-  seccomp::PreparedFilter connect_notifier;       // hands connect() to the supervisor, for those answers
-  // For the receipt.
-  std::string plan_sha256;
-  int landlock_abi = 0;
-  std::optional<LandlockNegotiation> negotiation;
-  std::vector<BoundPath> paths;
-  bool signals_by_pid_namespace = false;  // scope_signals_by_pid_namespace
-};
-
 int child_exit_code(ChildStage stage, int error) {
-  if (stage != ChildStage::kExec) return exit_code::kLauncherError;
-  return error == ENOENT ? exit_code::kNotFound : exit_code::kCannotExecute;
+  return stage == ChildStage::kExec ? exit_code::of_exec_failure(error) : exit_code::kLauncherError;
 }
 
 [[noreturn]] void child_fail(ChildReport* report, ChildStage stage, int error) {
@@ -214,9 +171,7 @@ void hand_over_connect_listener(Prepared& prepared, ChildReport* report, int han
   // Nothing the launcher inherited reaches the command but 0-2.
   if (int error = descriptors::close_inherited({prepared.ruleset_fd, prepared.denied_dir_fd, io.connect_handoff}))
     child_fail(report, ChildStage::kDescriptors, error);
-  const rlimits::TreeLimits tree =
-      prepared.no_cgroup_because.empty() ? rlimits::TreeLimits::kCgroup : rlimits::TreeLimits::kPerProcessStandIns;
-  if (int error = rlimits::apply(prepared.plan.process ? &*prepared.plan.process : nullptr, tree))
+  if (int error = rlimits::apply(prepared.plan.process ? &*prepared.plan.process : nullptr, prepared.tree_limits))
     child_fail(report, ChildStage::kResourceLimits, error);
   report->done.fetch_or(kResourceLimitsSet);
   // Every capability goes but those the plan keeps: a root command with
@@ -255,103 +210,6 @@ int child_entry(void* argument) {
   run_child(*start.prepared, start.argv, start.report, *start.io);
 }
 
-Result<plan::Plan> load_verified_plan(const LaunchRequest& request, std::string& digest) {
-  auto bytes = plan::read_plan_file(request.plan_path);
-  if (!bytes) return bytes.error();
-  auto decoded = plan::decode_plan(*bytes);
-  if (!decoded) return make_error(request.plan_path + ": " + decoded.error().message);
-  digest = to_hex(plan::plan_digest(*bytes));
-  if (request.expect_digest && digest != *request.expect_digest)
-    return make_error(request.plan_path + ": digest " + digest + " is not the expected " + *request.expect_digest);
-  return decoded;
-}
-
-// Limits of the whole tree (memory, tasks, CPU) go into the run's cgroup,
-// created beneath the launcher's own. Without one the launch is refused, or,
-// where the plan lets the resource domain degrade, runs with per-process
-// stand-ins (said).
-Status create_run_cgroup(Prepared& prepared) {
-  if (!prepared.plan.process || !prepared.plan.process->has_tree_limits()) return Ok{};
-  const plan::ProcessSettings& p = *prepared.plan.process;
-  cgroup::Limits limits{p.memory, p.swap, p.pids, p.cpu_millicores};
-  auto created = cgroup::RunCgroup::create(limits, "aasm-" + std::to_string(::getpid()));
-  if (created) {
-    prepared.cgroup = std::move(*created);
-    return Ok{};
-  }
-  const std::string what = "resource: " + created.error().message;
-  if (!(p.flags & plan::kProcessResourceDegradable))
-    return make_error(what + " (or list resource in isolation.degraded to run with per-process stand-ins)");
-  prepared.no_cgroup_because = created.error().message;
-  std::fprintf(stderr,
-               "aasm-launch: note: %s; isolation.degraded permits running with per-process rlimits instead "
-               "(RLIMIT_AS for memory, RLIMIT_NPROC for tasks; swap and cpu not enforced): partial\n",
-               what.c_str());
-  return Ok{};
-}
-
-Result<Prepared> prepare(const LaunchRequest& request, int& lookup_errno) {
-  std::string digest;
-  auto plan = load_verified_plan(request, digest);
-  if (!plan) return plan.error();
-  if (Status shape = check_plan_shape(*plan); !shape) return shape.error();
-  std::optional<LandlockNegotiation> negotiation;
-  const landlock::AbiProbe probe = plan->landlock ? landlock::probe_abi() : landlock::AbiProbe{};
-  const bool signals_by_pid_namespace = scope_signals_by_pid_namespace(*plan, probe);
-  if (plan->landlock) {
-    negotiation = negotiate_landlock(*plan->landlock, probe);
-    if (negotiation->refused()) return make_error(negotiation->refusal());
-    for (const ControlOutcome& c : negotiation->controls)
-      if (c.level != ControlLevel::kEnforced)
-        std::fprintf(stderr, "aasm-launch: note: %s is %s here: %s\n", plan::control_domain_name(c.control.domain),
-                     control_level_name(c.level), c.why.c_str());
-  }
-  if (signals_by_pid_namespace) {
-    const uint32_t signal_abi = landlock::abi_floor(0, 0, landlock::scope::kSignal);
-    std::fprintf(stderr, "aasm-launch: note: ipc: signals are scoped by a new PID namespace (Landlock ABI %d here "
-                         "has no signal scope; ABI %u, Linux %s, has)\n",
-                 probe.abi, signal_abi, kernel_for_landlock_abi(signal_abi));
-  }
-  auto executable = find_command(request.command.front(), lookup_errno);
-  if (!executable) return executable.error();
-
-  Prepared prepared;
-  prepared.plan = std::move(*plan);
-  prepared.executable = std::move(*executable);
-  prepared.plan_sha256 = digest;
-  prepared.landlock_abi = probe.abi;
-  prepared.negotiation = negotiation;
-  prepared.signals_by_pid_namespace = signals_by_pid_namespace;
-  if (negotiation && negotiation->applies) {
-    auto context = current_launch_context();
-    if (!context) return context.error();
-    auto bound = bind_landlock_ruleset(negotiation->effective, *context,
-                                       request.receipt_path ? ResolvedPaths::kRecord : ResolvedPaths::kSkip);
-    if (!bound) return bound.error();
-    prepared.ruleset_fd = bound->ruleset_fd;
-    prepared.paths = bound->granted;
-    if (negotiation->effective.handled_fs & landlock::fs::kReadDir) prepared.denied_dir_fd = open_denied_directory(*bound);
-    prepared.self_checks =
-        plan_self_checks(negotiation->effective, *bound, prepared.denied_dir_fd, plan::namespaces_of(prepared.plan));
-    for (const std::string& path : bound->skipped_optional)
-      std::fprintf(stderr, "aasm-launch: note: optional path '%s' does not exist here; its rule is skipped\n",
-                   path.c_str());
-  }
-  if (negotiation && negotiation->applies) {
-    prepared.connect_answers = ConnectAnswers::for_ruleset(negotiation->effective);
-    if (prepared.connect_answers) prepared.connect_notifier = seccomp::notifier_for(kNativeAuditArch, SYS_connect);
-  }
-  const bool fallback = negotiation && negotiation->needs_seccomp_fallback();
-  for (const plan::SeccompProgram* program : plan::programs_for(prepared.plan, kNativeAuditArch))
-    if (program->mode != plan::FilterMode::kFallback || fallback) prepared.filters.push_back(seccomp::prepare(*program));
-  if (Status kept = check_kept_capabilities(prepared.plan); !kept) return kept.error();
-  if (Status tree = create_run_cgroup(prepared); !tree) return tree.error();
-  prepared.environment = build_environment(prepared.plan.process ? &*prepared.plan.process : nullptr, environ);
-  for (std::string& variable : prepared.environment) prepared.envp.push_back(variable.data());
-  prepared.envp.push_back(nullptr);
-  return prepared;
-}
-
 SupervisionLimits supervision_limits(const plan::Plan& plan) {
   if (!plan.process) return {};
   return {plan.process->wall_clock_seconds, plan.process->stdout_bytes, plan.process->stderr_bytes};
@@ -373,116 +231,6 @@ struct RunReport {
   bool cleanup_complete = true;
   std::string cleanup = "complete";
 };
-
-// Requested, planned and achieved per control, each achieved level with its
-// basis: only what this launch measured is called enforced.
-Receipt make_receipt(const Prepared& prepared, uint32_t done, const std::string& outcome, int code,
-                     const RunReport& run) {
-  Receipt r;
-  r.plan_sha256 = prepared.plan_sha256;
-  utsname host{};
-  ::uname(&host);
-  r.kernel_release = host.release;
-  r.architecture = plan::audit_arch_name(kNativeAuditArch);
-  r.landlock_abi = prepared.landlock_abi;
-  const bool restricted = done & kLandlockRestricted;
-  if (prepared.negotiation)
-    for (const ControlOutcome& c : prepared.negotiation->controls) {
-      ReceiptControl rc{plan::control_domain_name(c.control.domain), control_rights_text(c.control),
-                        c.control.flags & plan::kControlDegradable ? "enforce, may degrade" : "enforce, required", "", ""};
-      if (c.level == ControlLevel::kNotEnforced) {
-        rc.achieved = "not enforced";
-        rc.basis = "asserted: " + c.why;
-      } else if (!restricted) {
-        rc.achieved = "not established";
-        rc.basis = "measured: the child stopped before landlock_restrict_self";
-      } else {
-        rc.achieved = control_level_name(c.level);
-        rc.basis = self_check_basis(c.control, done) + (c.why.empty() ? "" : "; " + c.why);
-      }
-      r.controls.push_back(std::move(rc));
-    }
-  if (prepared.signals_by_pid_namespace) {
-    const bool ready = done & kNamespacesReady;
-    r.controls.push_back({"ipc", "signals scoped to the command's tree", "enforce, required",
-                          ready ? "enforced" : "not established",
-                          ready ? "measured: the command's process was created in a new PID namespace (clone returned "
-                                  "its pid), where no process outside its tree has a pid"
-                                : "measured: the child stopped before its namespaces were set up"});
-  }
-  if (!prepared.filters.empty()) {
-    const bool installed = done & kSeccompInstalled;
-    r.controls.push_back({"syscall", std::to_string(prepared.filters.size()) + " seccomp programs for " + r.architecture,
-                          "enforce, required", installed ? "enforced" : "not established",
-                          installed ? "measured: seccomp(SECCOMP_SET_MODE_FILTER) returned 0 for every program"
-                                    : "measured: the child stopped before the filters were installed"});
-  }
-  const uint32_t fresh = plan::namespaces_of(prepared.plan);
-  if (fresh) {
-    const bool ready = done & kNamespacesReady;
-    r.controls.push_back({"namespaces", namespaces::names(fresh), "enforce, required", ready ? "enforced" : "not established",
-                          ready ? "measured: the command's process was created in them (clone returned its pid)" +
-                                      std::string(fresh & plan::kNamespaceUser ? "; its user namespace's id maps were written" : "") +
-                                      (fresh & plan::kNamespaceMount ? "; its mounts were made private" : "")
-                                : "measured: the child stopped before its namespaces were set up"});
-  }
-  const bool dropped = done & kCapabilitiesDropped;
-  const uint64_t kept = plan::kept_capabilities_of(prepared.plan);
-  r.controls.push_back({"capabilities", kept ? "kept: " + capabilities::names(kept) : "none kept", "enforce, required",
-                        dropped ? "enforced" : "not established",
-                        !dropped ? "measured: the child stopped before dropping its capabilities"
-                        : kept   ? "measured: every other capability dropped from the bounding set, the kept ones set "
-                                   "as effective, permitted, inheritable and ambient, the securebits locked; every call "
-                                   "returned 0"
-                                 : "measured: the ambient set cleared, the bounding set emptied, the securebits locked and "
-                                   "capset to empty sets returned 0"});
-  for (const BoundPath& path : prepared.paths)
-    r.paths.push_back({path.rule_template,
-                       path.resolved.empty() ? "" : to_hex(sha256({reinterpret_cast<const uint8_t*>(path.resolved.data()), path.resolved.size()})),
-                       path.identity ? "bound" : "skipped (optional, missing)"});
-  if (prepared.plan.process) {
-    const plan::ProcessSettings& p = *prepared.plan.process;
-    if (p.has_tree_limits()) {
-      std::string read_back;
-      if (prepared.cgroup)
-        for (const cgroup::Knob& knob : prepared.cgroup->knobs()) read_back += " " + knob.path + "=" + knob.read_back + ";";
-      std::string requested;
-      const auto add = [&requested](const char* name, const std::optional<uint64_t>& value, const char* unit) {
-        if (value) requested += (requested.empty() ? "" : ", ") + std::string(name) + " " + std::to_string(*value) + unit;
-      };
-      add("memory", p.memory, " bytes");
-      add("swap", p.swap, " bytes");
-      add("pids", p.pids, "");
-      add("cpu", p.cpu_millicores, " millicores");
-      const char* planned = p.flags & plan::kProcessResourceDegradable ? "enforce, may degrade" : "enforce, required";
-      if (prepared.cgroup) {
-        r.controls.push_back({"resource", requested + " for the whole tree", planned, "enforced",
-                              "measured: the kernel read back" + read_back});
-      } else if (!(done & kResourceLimitsSet)) {
-        r.controls.push_back({"resource", requested + " for the whole tree", planned, "not established",
-                              "measured: the child stopped before its resource limits"});
-      } else {
-        std::string stand_ins;
-        if (p.memory) stand_ins += " RLIMIT_AS=" + std::to_string(*p.memory) + " (each process, not the tree);";
-        if (p.pids)
-          stand_ins += " RLIMIT_NPROC=" + std::to_string(*p.pids) + " (every process of the user" +
-                       (::geteuid() == 0 ? "; root is exempt, so not enforced here)" : ")") + ";";
-        if (p.swap) stand_ins += " swap not enforced;";
-        if (p.cpu_millicores) stand_ins += " cpu not enforced;";
-        r.controls.push_back({"resource", requested + " for the whole tree", planned,
-                              p.memory || (p.pids && ::geteuid() != 0) ? "partial" : "not enforced",
-                              "measured: no cgroup (" + prepared.no_cgroup_because +
-                                  "); per-process stand-ins set in the child:" + stand_ins});
-      }
-    }
-  }
-  r.outcome = outcome;
-  r.exit_code = code;
-  r.events = run.events;
-  r.cleanup = run.cleanup;
-  return r;
-}
-
 
 RunReport finish_cgroup(Prepared& prepared) {
   RunReport report;
@@ -509,6 +257,17 @@ RunReport finish_cgroup(Prepared& prepared) {
   return report;
 }
 
+// What this host gives less of than the plan asks, or gives another way,
+// where the plan permits it; and the optional paths missing here.
+void print_notes(const LaunchReport& report) {
+  for (const ControlReport& c : report.controls)
+    if (!c.why.empty())
+      std::fprintf(stderr, "aasm-launch: note: %s is %s here: %s\n", control_name(c.control),
+                   control_level_name(c.achievable), c.why.c_str());
+  for (const std::string& path : report.skipped_optional)
+    std::fprintf(stderr, "aasm-launch: note: optional path '%s' does not exist here; its rule is skipped\n", path.c_str());
+}
+
 // Why the command's process could not be created, with the remedy.
 std::string spawn_failure(uint32_t fresh, bool into_cgroup, int error) {
   std::string message = std::string(into_cgroup ? "clone3" : "clone") + ": " + std::strerror(error);
@@ -522,55 +281,15 @@ std::string spawn_failure(uint32_t fresh, bool into_cgroup, int error) {
 
 }  // namespace
 
-bool scope_signals_by_pid_namespace(plan::Plan& plan, const landlock::AbiProbe& probe) {
-  if (!plan.landlock || !(plan.landlock->scoped & landlock::scope::kSignal) ||
-      (landlock::scopes_for_abi(probe.abi) & landlock::scope::kSignal))
-    return false;
-  if (!(capabilities::permitted() & (uint64_t(1) << CAP_SYS_ADMIN))) return false;
-  plan::LandlockRuleset& ruleset = *plan.landlock;
-  ruleset.scoped &= ~landlock::scope::kSignal;
-  for (plan::LandlockControl& control : ruleset.controls) control.scoped &= ~landlock::scope::kSignal;
-  std::erase_if(ruleset.controls, [](const plan::LandlockControl& c) {
-    return c.domain == plan::ControlDomain::kIpc && !c.fs && !c.net && !c.scoped;
-  });
-  if (!ruleset.handled_fs && !ruleset.handled_net && !ruleset.scoped) plan.landlock.reset();
-  if (!plan.process) plan.process.emplace();
-  plan.process->namespaces |= plan::kNamespacePid;
-  return true;
-}
-
-Status check_plan_shape(const plan::Plan& plan) {
-  if (!plan.landlock && plan.seccomp.empty())
-    return make_error("the plan enforces no control (no Landlock ruleset, no seccomp program)");
-  if (!plan.seccomp.empty() && !plan::find_program(plan, kNativeAuditArch)) {
-    std::string has;
-    for (const auto& program : plan.seccomp) has += std::string(has.empty() ? "" : ", ") + plan::audit_arch_name(program.audit_arch);
-    return make_error(std::string("syscall: the plan has no seccomp program for this host's architecture (") +
-                      plan::audit_arch_name(kNativeAuditArch) + "; it has " + has +
-                      "); recompile with --arch " + plan::audit_arch_name(kNativeAuditArch));
-  }
-  return Ok{};
-}
-
-Status check_kept_capabilities(const plan::Plan& plan) {
-  const uint64_t kept = plan::kept_capabilities_of(plan);
-  if (!kept) return Ok{};  // no capget on every launch for nothing
-  const uint64_t missing = kept & ~capabilities::permitted();
-  if (!missing) return Ok{};
-  return make_error("isolation.linux_capabilities: the plan keeps " + capabilities::names(missing) +
-                    ", which aasm-launch does not hold; run it as root, or grant it the capability "
-                    "(setcap, or the service manager's AmbientCapabilities)");
-}
-
 int launch(const LaunchRequest& request) {
-  int lookup_errno = 0;
-  auto prepared = prepare(request, lookup_errno);
-  if (!prepared) {
-    std::fprintf(stderr, "aasm-launch: error: %s\n", prepared.error().message.c_str());
-    if (lookup_errno == ENOENT) return exit_code::kNotFound;
-    if (lookup_errno != 0) return exit_code::kCannotExecute;
-    return exit_code::kLauncherError;
+  Preparation preparation = prepare(request, probe_host(), Exit::kLaunch);
+  LaunchReport& launch_report = preparation.report;
+  if (const std::optional<Refusal>& refusal = launch_report.refusal) {
+    std::fprintf(stderr, "aasm-launch: error: %s\n", refusal->error.message.c_str());
+    return refusal->exit_code;
   }
+  print_notes(launch_report);
+  Prepared* const prepared = &preparation.prepared;
 
   // A refusal from here on also takes the run's cgroup, made by prepare(), away.
   const auto abandon = [&prepared](const std::string& message) {
@@ -707,8 +426,9 @@ int launch(const LaunchRequest& request) {
                                 : supervised.ending != Ending::kExited      ? std::string("stopped at its ") + ending_name(supervised.ending)
                                 : WIFSIGNALED(status) ? "killed by signal " + std::to_string(WTERMSIG(status))
                                                       : "exited";
-    Status written =
-        write_receipt(*request.receipt_path, make_receipt(*prepared, report->done.load(), outcome, code, run_report));
+    complete(launch_report, report->done.load());
+    Status written = write_receipt(*request.receipt_path,
+                                   build_receipt(launch_report, {outcome, code, run_report.events, run_report.cleanup}));
     if (!written) {
       std::fprintf(stderr, "aasm-launch: error: %s\n", written.error().message.c_str());
       if (code == 0) code = exit_code::kLauncherError;

@@ -69,7 +69,7 @@ int main(int argc, char** argv) {
   if (request.plan_path.empty()) return usage_error("no plan given");
   if (dry) {
     if (i < argc) return usage_error("--dry-run runs nothing: give no command");
-    return aasm::dry_run(request.plan_path, request.expect_digest);
+    return aasm::dry_run(request);
   }
   if (i >= argc) return usage_error("no command given: use `aasm-launch PLAN -- COMMAND [ARG...]`");
   for (++i; i < argc; ++i) request.command.emplace_back(argv[i]);

@@ -89,15 +89,15 @@ landlock::self_check::Result run_self_check(SelfCheck check, const SelfCheckTarg
 const char* self_check_attempt(SelfCheck check) { return info(check).attempt; }
 const char* self_check_failure(SelfCheck check) { return info(check).failure; }
 
-std::string self_check_basis(const plan::LandlockControl& control, uint32_t passed) {
-  std::string basis = std::string("asserted: landlock_restrict_self returned 0 with these rights handled; ") +
-                      unproven(control.domain);
+Evidence self_check_basis(const plan::LandlockControl& control, uint32_t passed) {
+  Evidence evidence{Basis::kAsserted,
+                    std::string("landlock_restrict_self returned 0 with these rights handled; ") + unproven(control.domain)};
   for (const CheckInfo& c : kChecks)
     if (c.domain == control.domain && (passed & c.check))
-      basis = std::string("measured: landlock_restrict_self returned 0; ") + c.measured;
+      evidence = {Basis::kMeasured, std::string("landlock_restrict_self returned 0; ") + c.measured};
   if (control.scoped & landlock::scope::kAbstractUnixSocket)
-    basis += "; the abstract unix socket scope is asserted (nothing outside the domain is connected to before exec)";
-  return basis;
+    evidence.text += "; the abstract unix socket scope is asserted (nothing outside the domain is connected to before exec)";
+  return evidence;
 }
 
 }  // namespace aasm

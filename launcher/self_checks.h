@@ -12,12 +12,23 @@
 #include <string>
 
 #include "kernel/landlock_self_check.h"
+#include "plan/controls.h"
 #include "plan/plan.h"
 #include "supervisor/path_binding.h"
 
 namespace aasm {
 
-// Bits of the word the child reports its completed steps in (launch.cpp).
+// The word the child reports its completed steps in, stored before exec in
+// memory the supervisor reads: the receipt's "measured" (launch_report.h).
+// A bit per confinement step, and one per self-check the ruleset passed.
+enum ChildDone : uint32_t {
+  kLandlockRestricted = 1u << 0,
+  kSeccompInstalled = 1u << 2,
+  kNamespacesReady = 1u << 3,
+  kCapabilitiesDropped = 1u << 4,
+  kResourceLimitsSet = 1u << 5,
+  kConnectListenerHanded = 1u << 10,  // the supervisor answers connect() (connect_answers.h)
+};
 enum SelfCheck : uint32_t {
   kReadCheck = 1u << 1,
   kWriteCheck = 1u << 6,
@@ -48,6 +59,6 @@ const char* self_check_attempt(SelfCheck check);
 const char* self_check_failure(SelfCheck check);
 
 // A Landlock control's receipt basis, given the checks that passed.
-std::string self_check_basis(const plan::LandlockControl& control, uint32_t passed);
+Evidence self_check_basis(const plan::LandlockControl& control, uint32_t passed);
 
 }  // namespace aasm

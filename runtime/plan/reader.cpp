@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "plan/controls.h"
 #include "plan/codec.h"
 #include "plan/plan.h"
 
@@ -440,15 +441,7 @@ std::vector<ControlDomain> unconstrained_filesystem_verbs(const Plan& plan) {
 }
 
 const char* control_domain_name(ControlDomain domain) {
-  switch (domain) {
-    case ControlDomain::kFileRead: return "file_read";
-    case ControlDomain::kFileWrite: return "file_write";
-    case ControlDomain::kFileExecute: return "file_execute";
-    case ControlDomain::kNetworkOutbound: return "network_outbound";
-    case ControlDomain::kNetworkBind: return "network_bind";
-    case ControlDomain::kIpc: return "ipc";
-  }
-  return "unknown";
+  return domain <= ControlDomain::kIpc ? control_name(control_of(domain)) : "unknown";
 }
 
 const char* audit_arch_name(uint32_t audit_arch) {

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <utility>
 
 #include "kernel/landlock_uapi.h"
 
@@ -15,17 +16,19 @@ std::vector<plan::LandlockControl> controls_of(const plan::LandlockRuleset& rule
   return {{plan::ControlDomain::kFileRead, 0, ruleset.min_abi, ruleset.handled_fs, ruleset.handled_net, ruleset.scoped}};
 }
 
-}  // namespace
-
-const char* control_level_name(ControlLevel level) {
-  switch (level) {
-    case ControlLevel::kEnforced: return "enforced";
-    case ControlLevel::kPartial: return "partial";
-    case ControlLevel::kNotEnforced: return "not enforced";
-    case ControlLevel::kRefused: return "refused";
-  }
-  return "?";
+// How much of the control the host's rights give, each of its parts (fs,
+// net, scopes) whole, not at all, or in part.
+ControlLevel host_level(const plan::LandlockControl& control, uint64_t fs, uint64_t net, uint64_t scopes) {
+  LevelOfParts level;
+  for (const auto& [wanted, known] : {std::pair{control.fs, fs}, {control.net, net}, {control.scoped, scopes}})
+    if (wanted)
+      level.add(!(wanted & ~known) ? ControlLevel::kEnforced
+                : (wanted & known) ? ControlLevel::kPartial
+                                   : ControlLevel::kNotEnforced);
+  return level.level();
 }
+
+}  // namespace
 
 std::string control_rights_text(const plan::LandlockControl& c) {
   char text[96];
@@ -74,9 +77,8 @@ LandlockNegotiation negotiate_landlock(const plan::LandlockRuleset& ruleset, con
       out.controls.push_back(std::move(outcome));
       continue;
     }
-    const bool any_known = (control.fs & fs) || (control.net & net) || (control.scoped & scopes);
-    const bool all_known = !(control.fs & ~fs) && !(control.net & ~net) && !(control.scoped & ~scopes);
-    if (!all_known) {
+    const ControlLevel here = host_level(control, fs, net, scopes);
+    if (here != ControlLevel::kEnforced) {
       const std::string need = "needs Landlock ABI " + std::to_string(control.min_abi) + ", " + host + "; Linux " +
                                kernel_for_landlock_abi(control.min_abi) + " or later provides it" +
                                (abi == 0 ? " (with CONFIG_SECURITY_LANDLOCK=y and landlock in the lsm= list)" : "");
@@ -86,7 +88,7 @@ LandlockNegotiation negotiate_landlock(const plan::LandlockRuleset& ruleset, con
         outcome.why = need + "; isolation.degraded permits running with less: the unix socket allow-list is not "
                              "enforced, every pathname socket is refused instead (seccomp fallback)";
       } else if (control.flags & plan::kControlDegradable) {
-        outcome.level = any_known ? ControlLevel::kPartial : ControlLevel::kNotEnforced;
+        outcome.level = here;
         outcome.why = need + "; isolation.degraded permits running with less";
       } else {
         outcome.level = ControlLevel::kRefused;

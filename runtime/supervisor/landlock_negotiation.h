@@ -8,12 +8,10 @@
 #include <vector>
 
 #include "kernel/landlock.h"
+#include "plan/controls.h"
 #include "plan/plan.h"
 
 namespace aasm {
-
-enum class ControlLevel { kEnforced, kPartial, kNotEnforced, kRefused };
-const char* control_level_name(ControlLevel level);
 
 struct ControlOutcome {
   plan::LandlockControl control;

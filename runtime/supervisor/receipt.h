@@ -12,12 +12,14 @@
 
 namespace aasm {
 
+// Each word from plan/controls.def: the domain a control name, planned its
+// planned_text(), achieved a level, basis "measured: ..." or "asserted: ...".
 struct ReceiptControl {
-  std::string domain;     // file_read, ..., syscall
+  std::string domain;
   std::string requested;  // what the plan carries for it
-  std::string planned;    // enforce, required / enforce, may degrade
-  std::string achieved;   // enforced / partial / not enforced / refused
-  std::string basis;      // measured: ... / asserted: ... / unmeasured
+  std::string planned;
+  std::string achieved;
+  std::string basis;
 };
 
 struct ReceiptPath {

@@ -1,4 +1,4 @@
-// A value or one error message: the runtime's (libc-only) stand-in for
+// A value or one error: the runtime's (libc-only) stand-in for
 // llvm::Expected. Errors are printed once, at the top, by the tool.
 #pragma once
 
@@ -10,6 +10,10 @@ namespace aasm {
 
 struct Error {
   std::string message;
+  // The errno behind it, where the caller's next step depends on the
+  // kernel's answer (the launcher's exit status 126 or 127 for a command it
+  // cannot execute or cannot find); 0 when none does.
+  int code = 0;
 };
 
 template <typename T>
@@ -33,6 +37,6 @@ class [[nodiscard]] Result {
 struct Ok {};
 using Status = Result<Ok>;
 
-inline Error make_error(std::string message) { return Error{std::move(message)}; }
+inline Error make_error(std::string message, int code = 0) { return Error{std::move(message), code}; }
 
 }  // namespace aasm

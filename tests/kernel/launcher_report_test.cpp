@@ -10,6 +10,9 @@
 
 #include <map>
 #include <nlohmann/json.hpp>
+#include <ostream>
+#include <sstream>
+#include <vector>
 
 #include "harness.h"
 
@@ -165,6 +168,121 @@ TEST_CASE("receipt: each control is measured by its own self-check, or asserted"
     ::close(bound);
     CHECK(::kill(::getppid(), 0) == 0);
     CHECK(::faccessat(AT_FDCWD, "/", W_OK, AT_EACCESS) == 0);
+  }
+}
+
+// --dry-run and a launch run one preparation (launcher/preparation.h): the
+// controls the dry run prints as achievable are the receipt's, one by one,
+// in the same order, with the same requested and planned, and achieved as
+// predicted; a refusal is the same refusal. (Before, the dry run re-walked
+// the steps in its own order and printed only the Landlock controls in this
+// form.)
+struct ReportedControl {
+  std::string domain, requested, planned, level;
+  bool operator==(const ReportedControl&) const = default;
+};
+
+std::ostream& operator<<(std::ostream& out, const ReportedControl& c) {
+  return out << c.domain << " [" << c.requested << " / " << c.planned << " / " << c.level << "]";
+}
+
+// The lines "  DOMAIN  REQUESTED / PLANNED / LEVEL[: WHY]" under "controls (".
+std::vector<ReportedControl> dry_run_controls(const std::string& out) {
+  std::vector<ReportedControl> controls;
+  std::istringstream lines(out);
+  std::string line;
+  bool in_controls = false;
+  while (std::getline(lines, line)) {
+    if (line.rfind("controls (", 0) == 0) {
+      in_controls = true;
+      continue;
+    }
+    if (!in_controls || line.rfind("  ", 0) != 0) {
+      in_controls = false;
+      continue;
+    }
+    if (line.find(" unconstrained: ") != std::string::npos) continue;  // no control: no receipt entry
+    const size_t name_end = line.find(' ', 2);
+    const size_t requested_start = line.find_first_not_of(' ', name_end);
+    const size_t planned_start = line.find(" / ", requested_start) + 3;
+    const size_t level_start = line.find(" / ", planned_start) + 3;
+    const size_t level_end = line.find(": ", level_start);
+    controls.push_back({line.substr(2, name_end - 2), line.substr(requested_start, planned_start - 3 - requested_start),
+                        line.substr(planned_start, level_start - 3 - planned_start),
+                        line.substr(level_start, level_end == std::string::npos ? std::string::npos : level_end - level_start)});
+  }
+  return controls;
+}
+
+std::vector<ReportedControl> receipt_controls(const std::string& receipt) {
+  std::vector<ReportedControl> controls;
+  const auto json = nlohmann::json::parse(read_file(receipt));
+  for (const auto& c : json["controls"])
+    controls.push_back({c["domain"], c["requested"], c["planned"], c["achieved"]});
+  return controls;
+}
+
+// The dry run and a launch of `plan` under the same `prefix` (a fault
+// injection, or nothing): the same controls, achieved as predicted.
+void check_agreement(const TempDir& dir, const std::string& plan, const std::vector<std::string>& prefix = {}) {
+  std::vector<std::string> dry = prefix;
+  dry.insert(dry.end(), {binary("AASM_LAUNCH"), "--dry-run", plan});
+  const Run predicted = run(dry, dir.path());
+  INFO("dry run: ", predicted.out);
+  REQUIRE(predicted.exit_code == 0);
+  const std::string receipt = dir / "agreement.json";
+  std::vector<std::string> launch = prefix;
+  launch.insert(launch.end(), {binary("AASM_LAUNCH"), "--receipt", receipt, plan, "--", binary("AASM_PROBE"), "exit", "0"});
+  const Run launched = run(launch, dir.path());
+  INFO("launch: ", launched.err);
+  REQUIRE(launched.exit_code == 0);
+  const std::vector<ReportedControl> expected = dry_run_controls(predicted.out), achieved = receipt_controls(receipt);
+  CHECK(expected.size() >= 3);  // at least syscall, capabilities and one more: the parse found the lines
+  CHECK(expected == achieved);
+}
+
+TEST_CASE("dry-run and launch share one preparation: the dry run's controls are the receipt's, control by control") {
+  REQUIRE(::geteuid() == 0);  // kept capabilities, namespaces and the run's cgroup
+  TempDir dir;
+  const std::string filesystem = "  filesystem:\n    read: {allow: [\"/usr\", \"/etc\", \"" + probe_dir() +
+                                 "\"]}\n    write: {allow: [\"" + dir.path() + "\"]}\n    execute: {allow: [\"/usr\", \"" +
+                                 probe_dir() + "\"]}\n";
+  const std::string fault = probe_dir() + "/aasm-fault";
+
+  SUBCASE("every Landlock control, the network ones too") {
+    check_agreement(dir, compile_spec(dir, "landlock", filesystem + "  network:\n    outbound: {allow: [\"tcp:443\"]}\n"
+                                                                    "    bind: none\n"));
+  }
+  SUBCASE("namespaces and a kept capability") {
+    check_agreement(dir, compile_spec(dir, "isolation", filesystem + "  isolation:\n    namespaces: [pid, net, mount]\n"
+                                                                     "    linux_capabilities: [CAP_NET_BIND_SERVICE]\n"));
+  }
+  SUBCASE("tree limits in the run's cgroup") {
+    check_agreement(dir, compile_spec(dir, "limits", filesystem + "  resources:\n    memory: 256Mi\n    pids: 64\n"));
+  }
+  SUBCASE("tree limits degraded to per-process stand-ins where no cgroup can be made") {
+    const std::string plan = compile_spec(
+        dir, "stand-ins", filesystem + "  resources:\n    memory: 256Mi\n  isolation:\n    degraded: [resource]\n");
+    check_agreement(dir, plan, {fault, "mkdir=EACCES,mkdirat=EACCES"});
+    CHECK(read_file(dir / "agreement.json").find("\"achieved\": \"partial\"") != std::string::npos);
+  }
+  SUBCASE("without Landlock: signals scoped by a PID namespace") {
+    const std::string plan = compile_spec(dir, "no-landlock", "  syscalls:\n    deny: [\"@mount\"]\n");
+    check_agreement(dir, plan, {fault, "landlock_create_ruleset=ENOSYS"});
+    CHECK(read_file(dir / "agreement.json").find("created in a new PID namespace") != std::string::npos);
+  }
+  SUBCASE("a refusal is the same refusal") {
+    const std::string plan = compile_spec(dir, "missing", "  filesystem:\n    read: {allow: [\"/usr\", \"" + probe_dir() +
+                                                              "\", \"" + dir.path() + "/missing\"]}\n");
+    const Run dry = run({binary("AASM_LAUNCH"), "--dry-run", plan});
+    const Run launched = run({binary("AASM_LAUNCH"), plan, "--", binary("AASM_PROBE"), "exit", "0"});
+    INFO(dry.out, launched.err);
+    CHECK(dry.exit_code == 125);
+    CHECK(launched.exit_code == 125);
+    const std::string prefix = "verdict: the launch would be refused: ";
+    const size_t verdict = dry.out.find(prefix);
+    REQUIRE(verdict != std::string::npos);
+    CHECK(launched.err == "aasm-launch: error: " + dry.out.substr(verdict + prefix.size()));
   }
 }
 

@@ -1,0 +1,69 @@
+// What a launch of a plan establishes on this host, control by control:
+// requested and planned (what the plan carries), achievable here (found by
+// prepare() before anything runs: what --dry-run prints and the launch's
+// notes say), achieved with its basis (completed after the run from the
+// steps the child reported: what the receipt records). One report, so the
+// dry run and the launch cannot tell two stories.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "self_checks.h"
+#include "kernel/landlock.h"
+#include "plan/controls.h"
+#include "plan/plan.h"
+#include "supervisor/path_binding.h"
+#include "support/result.h"
+
+namespace aasm {
+
+// The host a plan is prepared for.
+struct Host {
+  std::string kernel_release;  // uname
+  std::string machine;
+  landlock::AbiProbe landlock;
+};
+Host probe_host();
+
+struct Achieved {
+  ControlLevel level = ControlLevel::kNotEstablished;
+  Evidence basis;
+};
+
+struct ControlReport {
+  Control control = Control::kFileRead;
+  std::string requested;  // what the plan carries for it: "fs 0xc, net 0, scopes 0", "none kept"
+  Planned planned = Planned::kRequired;
+  ControlLevel achievable = ControlLevel::kEnforced;  // on this host, before anything runs
+  std::string why;  // why it is less than planned, or how else it is enforced; "" when as planned
+  // What completes it from the child's report:
+  uint32_t established_by = 0;  // the ChildDone bit (self_checks.h) of the step that enforces it; 0: none does, `evidence` stands
+  const char* stopped_before = "";  // that step: "the child stopped before <it>"
+  Evidence evidence;                // its basis once established
+  std::optional<plan::LandlockControl> landlock;  // a Landlock control's basis comes from its self-checks
+  std::optional<Achieved> achieved;  // set by complete()
+};
+
+// The first refusal, with the exit status it gives the launch.
+struct Refusal {
+  Error error;
+  int exit_code = 125;
+};
+
+struct LaunchReport {
+  std::string plan_sha256;  // "" when the plan could not be read
+  Host host;
+  std::vector<ControlReport> controls;  // in the order the preparation's steps found them
+  std::vector<BoundPath> paths;         // the ruleset's paths as bound, for the receipt
+  std::vector<std::string> skipped_optional;  // optional paths missing here
+  std::optional<Refusal> refusal;       // a launch stops at it; a dry run reports on
+};
+
+// Each control's achieved level and basis, from the word the child reported
+// its completed steps in (ChildDone and SelfCheck bits, self_checks.h).
+void complete(LaunchReport& report, uint32_t done);
+
+}  // namespace aasm

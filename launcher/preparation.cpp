@@ -1,0 +1,360 @@
+#include "preparation.h"
+
+#include <linux/capability.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "command_path.h"
+#include "exit_codes.h"
+#include "self_checks.h"
+#include "kernel/arch.h"
+#include "kernel/capabilities.h"
+#include "kernel/landlock_uapi.h"
+#include "kernel/namespaces.h"
+#include "kernel/seccomp_notify.h"
+#include "supervisor/environment.h"
+#include "supervisor/path_binding.h"
+
+extern char** environ;
+
+namespace aasm {
+namespace {
+
+struct Inputs {
+  const LaunchRequest& request;
+  const Host& host;
+};
+
+// A plan that confines nothing is refused (running "confined" by it would be
+// a lie), and so is one without a seccomp program for this architecture.
+Status check_plan_shape(Preparation& p, const Inputs&) {
+  const plan::Plan& plan = p.prepared.plan;
+  if (!plan.landlock && plan.seccomp.empty())
+    return make_error("the plan enforces no control (no Landlock ruleset, no seccomp program)");
+  if (!plan.seccomp.empty() && !plan::find_program(plan, kNativeAuditArch)) {
+    std::string has;
+    for (const auto& program : plan.seccomp) has += std::string(has.empty() ? "" : ", ") + plan::audit_arch_name(program.audit_arch);
+    return make_error(std::string("syscall: the plan has no seccomp program for this host's architecture (") +
+                      plan::audit_arch_name(kNativeAuditArch) + "; it has " + has +
+                      "); recompile with --arch " + plan::audit_arch_name(kNativeAuditArch));
+  }
+  return Ok{};
+}
+
+// Signals are scoped on every launch (policy.md, "Safe defaults"): by
+// Landlock from ABI 6; below it, by a new PID namespace, in which the
+// supervisor, the janitor and the host's processes have no pid the command
+// could name. Moves the scope from the ruleset to the plan's namespaces and
+// returns true when that is needed and possible (CAP_SYS_ADMIN); otherwise
+// the negotiation refuses the ipc control, or degrades it where allowed.
+bool scope_signals_by_pid_namespace(plan::Plan& plan, const landlock::AbiProbe& probe) {
+  if (!plan.landlock || !(plan.landlock->scoped & landlock::scope::kSignal) ||
+      (landlock::scopes_for_abi(probe.abi) & landlock::scope::kSignal))
+    return false;
+  if (!(capabilities::permitted() & (uint64_t(1) << CAP_SYS_ADMIN))) return false;
+  plan::LandlockRuleset& ruleset = *plan.landlock;
+  ruleset.scoped &= ~landlock::scope::kSignal;
+  for (plan::LandlockControl& control : ruleset.controls) control.scoped &= ~landlock::scope::kSignal;
+  std::erase_if(ruleset.controls, [](const plan::LandlockControl& c) {
+    return c.domain == plan::ControlDomain::kIpc && !c.fs && !c.net && !c.scoped;
+  });
+  if (!ruleset.handled_fs && !ruleset.handled_net && !ruleset.scoped) plan.landlock.reset();
+  if (!plan.process) plan.process.emplace();
+  plan.process->namespaces |= plan::kNamespacePid;
+  return true;
+}
+
+ControlReport report_of(Control control, std::string requested, Planned planned = Planned::kRequired) {
+  ControlReport c;
+  c.control = control;
+  c.requested = std::move(requested);
+  c.planned = planned;
+  return c;
+}
+
+ControlReport landlock_control(const ControlOutcome& outcome) {
+  const plan::LandlockControl& control = outcome.control;
+  ControlReport c = report_of(control_of(control.domain), control_rights_text(control),
+                              planned_of(control.flags & plan::kControlDegradable));
+  c.achievable = outcome.level;
+  c.why = outcome.why;
+  if (outcome.level == ControlLevel::kNotEnforced) {
+    c.evidence = {Basis::kAsserted, outcome.why};  // nothing at the launch establishes it
+  } else {
+    c.established_by = kLandlockRestricted;
+    c.stopped_before = "landlock_restrict_self";
+    c.landlock = control;
+  }
+  return c;
+}
+
+ControlReport signals_by_pid_namespace(const landlock::AbiProbe& probe) {
+  const uint32_t signal_abi = landlock::abi_floor(0, 0, landlock::scope::kSignal);
+  ControlReport c = report_of(Control::kIpc, "signals scoped to the command's tree");
+  c.why = "signals are scoped by a new PID namespace (Landlock ABI " + std::to_string(probe.abi) +
+          " here has no signal scope; ABI " + std::to_string(signal_abi) + ", Linux " +
+          kernel_for_landlock_abi(signal_abi) + ", has)";
+  c.established_by = kNamespacesReady;
+  c.stopped_before = "its namespaces were set up";
+  c.evidence = {Basis::kMeasured,
+                "the command's process was created in a new PID namespace (clone returned its pid), where no process "
+                "outside its tree has a pid"};
+  return c;
+}
+
+// Every Landlock control against this host's ABI: enforced, partial or not
+// enforced where the plan lets the domain degrade, or refused.
+Status negotiate(Preparation& p, const Inputs& in) {
+  plan::Plan& plan = p.prepared.plan;
+  const bool by_pid_namespace = scope_signals_by_pid_namespace(plan, in.host.landlock);
+  Status status = Ok{};
+  if (plan.landlock) {
+    const LandlockNegotiation& negotiation =
+        p.prepared.negotiation.emplace(negotiate_landlock(*plan.landlock, in.host.landlock));
+    for (const ControlOutcome& outcome : negotiation.controls) p.report.controls.push_back(landlock_control(outcome));
+    if (negotiation.refused()) status = make_error(negotiation.refusal());
+  }
+  if (by_pid_namespace) p.report.controls.push_back(signals_by_pid_namespace(in.host.landlock));
+  return status;
+}
+
+// Still unconfined, so the lookup sees the host as the user does.
+Status find_the_command(Preparation& p, const Inputs& in) {
+  auto executable = find_command(in.request.command.front());
+  if (!executable) return executable.error();
+  p.prepared.executable = std::move(*executable);
+  return Ok{};
+}
+
+// The paths are opened here because the child could not open them once
+// confined; the denied directory too, for the self-checks.
+Status bind_ruleset(Preparation& p, const Inputs& in) {
+  Prepared& prepared = p.prepared;
+  if (!prepared.negotiation || !prepared.negotiation->applies) return Ok{};
+  const plan::LandlockRuleset& effective = prepared.negotiation->effective;
+  auto context = current_launch_context();
+  if (!context) return context.error();
+  auto bound = bind_landlock_ruleset(effective, *context,
+                                     in.request.receipt_path ? ResolvedPaths::kRecord : ResolvedPaths::kSkip);
+  if (!bound) return bound.error();
+  prepared.ruleset_fd = bound->ruleset_fd;
+  if (effective.handled_fs & landlock::fs::kReadDir) prepared.denied_dir_fd = open_denied_directory(*bound);
+  prepared.self_checks =
+      plan_self_checks(effective, *bound, prepared.denied_dir_fd, plan::namespaces_of(prepared.plan));
+  p.report.paths = std::move(bound->granted);
+  p.report.skipped_optional = std::move(bound->skipped_optional);
+  return Ok{};
+}
+
+// The programs in the kernel's layout, so the child has nothing left to
+// prepare; the fallback ones only where a control they stand in for degraded.
+Status prepare_filters(Preparation& p, const Inputs&) {
+  Prepared& prepared = p.prepared;
+  const bool fallback = prepared.negotiation && prepared.negotiation->needs_seccomp_fallback();
+  for (const plan::SeccompProgram* program : plan::programs_for(prepared.plan, kNativeAuditArch))
+    if (program->mode != plan::FilterMode::kFallback || fallback) prepared.filters.push_back(seccomp::prepare(*program));
+  if (prepared.filters.empty()) return Ok{};
+  ControlReport c = report_of(Control::kSyscall, std::to_string(prepared.filters.size()) + " seccomp programs for " +
+                                                     plan::audit_arch_name(kNativeAuditArch));
+  c.established_by = kSeccompInstalled;
+  c.stopped_before = "the filters were installed";
+  c.evidence = {Basis::kMeasured, "seccomp(SECCOMP_SET_MODE_FILTER) returned 0 for every program"};
+  p.report.controls.push_back(std::move(c));
+  return Ok{};
+}
+
+// Where the ruleset applied handles TCP connect, the supervisor answers a
+// refused port ECONNREFUSED (supervisor/connect_answers.h): not a control
+// of its own (Landlock's network controls stay the enforcement), so nothing
+// in the report.
+Status prepare_connect_answers(Preparation& p, const Inputs&) {
+  Prepared& prepared = p.prepared;
+  if (!prepared.negotiation || !prepared.negotiation->applies) return Ok{};
+  prepared.connect_answers = ConnectAnswers::for_ruleset(prepared.negotiation->effective);
+  if (prepared.connect_answers) prepared.connect_notifier = seccomp::notifier_for(kNativeAuditArch, SYS_connect);
+  return Ok{};
+}
+
+// Created by the clone that starts the command: nothing to prepare, but
+// reported.
+Status plan_namespaces(Preparation& p, const Inputs&) {
+  const uint32_t fresh = plan::namespaces_of(p.prepared.plan);
+  if (!fresh) return Ok{};
+  ControlReport c = report_of(Control::kNamespaces, namespaces::names(fresh));
+  c.established_by = kNamespacesReady;
+  c.stopped_before = "its namespaces were set up";
+  c.evidence = {Basis::kMeasured, std::string("the command's process was created in them (clone returned its pid)") +
+                                      (fresh & plan::kNamespaceUser ? "; its user namespace's id maps were written" : "") +
+                                      (fresh & plan::kNamespaceMount ? "; its mounts were made private" : "")};
+  p.report.controls.push_back(std::move(c));
+  return Ok{};
+}
+
+// A capability the plan keeps must be one the launcher holds: it cannot be
+// granted from nothing, and running without it would be less than planned.
+Status check_kept_capabilities(Preparation& p, const Inputs&) {
+  const uint64_t kept = plan::kept_capabilities_of(p.prepared.plan);
+  ControlReport c = report_of(Control::kCapabilities, kept ? "kept: " + capabilities::names(kept) : "none kept");
+  c.established_by = kCapabilitiesDropped;
+  c.stopped_before = "dropping its capabilities";
+  c.evidence = {Basis::kMeasured,
+                kept ? "every other capability dropped from the bounding set, the kept ones set as effective, permitted, "
+                       "inheritable and ambient, the securebits locked; every call returned 0"
+                     : "the ambient set cleared, the bounding set emptied, the securebits locked and capset to empty "
+                       "sets returned 0"};
+  Status held = Ok{};
+  if (const uint64_t missing = kept ? kept & ~capabilities::permitted() : 0) {  // no capget for nothing
+    held = make_error("isolation.linux_capabilities: the plan keeps " + capabilities::names(missing) +
+                      ", which aasm-launch does not hold; run it as root, or grant it the capability "
+                      "(setcap, or the service manager's AmbientCapabilities)");
+    c.achievable = ControlLevel::kRefused;
+    c.why = held.error().message;
+  }
+  p.report.controls.push_back(std::move(c));
+  return held;
+}
+
+std::string tree_limits_text(const plan::ProcessSettings& p) {
+  std::string text;
+  const auto add = [&text](const char* name, const std::optional<uint64_t>& value, const char* unit) {
+    if (value) text += (text.empty() ? "" : ", ") + std::string(name) + " " + std::to_string(*value) + unit;
+  };
+  add("memory", p.memory, " bytes");
+  add("swap", p.swap, " bytes");
+  add("pids", p.pids, "");
+  add("cpu", p.cpu_millicores, " millicores");
+  return text + " for the whole tree";
+}
+
+// Without the run's cgroup, where resource may degrade: per-process
+// rlimits for the memory and task ceilings, nothing for swap and CPU.
+void stand_in_for_tree_limits(ControlReport& c, const plan::ProcessSettings& p, const std::string& no_cgroup) {
+  LevelOfParts level;
+  std::string stand_ins;
+  if (p.memory) {
+    level.add(ControlLevel::kPartial);
+    stand_ins += " RLIMIT_AS=" + std::to_string(*p.memory) + " (each process, not the tree);";
+  }
+  if (p.pids) {
+    const bool root = ::geteuid() == 0;
+    level.add(root ? ControlLevel::kNotEnforced : ControlLevel::kPartial);
+    stand_ins += " RLIMIT_NPROC=" + std::to_string(*p.pids) + " (every process of the user" +
+                 (root ? "; root is exempt, so not enforced here)" : ")") + ";";
+  }
+  if (p.swap) {
+    level.add(ControlLevel::kNotEnforced);
+    stand_ins += " swap not enforced;";
+  }
+  if (p.cpu_millicores) {
+    level.add(ControlLevel::kNotEnforced);
+    stand_ins += " cpu not enforced;";
+  }
+  c.achievable = level.level();
+  c.why = no_cgroup + "; isolation.degraded permits running with per-process rlimits instead (RLIMIT_AS for memory, "
+                      "RLIMIT_NPROC for tasks; swap and cpu not enforced)";
+  c.established_by = kResourceLimitsSet;
+  c.stopped_before = "its resource limits";
+  c.evidence = {Basis::kMeasured, "no cgroup (" + no_cgroup + "); per-process stand-ins set in the child:" + stand_ins};
+}
+
+// Limits of the whole tree (memory, tasks, CPU) go into the run's cgroup,
+// created beneath the launcher's own. Without one the launch is refused, or,
+// where the plan lets the resource domain degrade, runs with per-process
+// stand-ins. A dry run creates it too (and removes it), so that it reports
+// what a launch would get.
+Status create_run_cgroup(Preparation& p, const Inputs&) {
+  const plan::Plan& plan = p.prepared.plan;
+  if (!plan.process || !plan.process->has_tree_limits()) return Ok{};
+  const plan::ProcessSettings& s = *plan.process;
+  const bool may_degrade = s.flags & plan::kProcessResourceDegradable;
+  ControlReport c = report_of(Control::kResource, tree_limits_text(s), planned_of(may_degrade));
+  auto created = cgroup::RunCgroup::create({s.memory, s.swap, s.pids, s.cpu_millicores}, "aasm-" + std::to_string(::getpid()));
+  Status status = Ok{};
+  if (created) {
+    std::string read_back;
+    for (const cgroup::Knob& knob : created->knobs()) read_back += " " + knob.path + "=" + knob.read_back + ";";
+    c.evidence = {Basis::kMeasured, "the kernel read back" + read_back};
+    p.prepared.cgroup = std::move(*created);
+  } else if (may_degrade) {
+    stand_in_for_tree_limits(c, s, created.error().message);
+    p.prepared.tree_limits = rlimits::TreeLimits::kPerProcessStandIns;
+  } else {
+    c.achievable = ControlLevel::kRefused;
+    c.why = created.error().message + " (or list resource in isolation.degraded to run with per-process stand-ins)";
+    status = make_error("resource: " + c.why);
+  }
+  p.report.controls.push_back(std::move(c));
+  return status;
+}
+
+Status build_command_environment(Preparation& p, const Inputs&) {
+  Prepared& prepared = p.prepared;
+  prepared.environment = build_environment(prepared.plan.process ? &*prepared.plan.process : nullptr, environ);
+  for (std::string& variable : prepared.environment) prepared.envp.push_back(variable.data());
+  prepared.envp.push_back(nullptr);
+  return Ok{};
+}
+
+// The steps, in order (nsjail's containProc is the model: a list of small
+// functions, each refusing on its own). Each adds its controls to the
+// report; the first refusal ends a launch's preparation, while a dry run
+// goes on to report every control. docs/cli.md numbers them.
+struct Step {
+  Status (*run)(Preparation&, const Inputs&);
+  bool launch_only = false;   // a dry run has no command and no environment to build
+  bool finds_command = false;  // its refusal's status is the command's own: 126 or 127
+};
+
+constexpr Step kSteps[] = {
+    {check_plan_shape},
+    {negotiate},
+    {find_the_command, true, true},
+    {bind_ruleset},
+    {prepare_filters},
+    {prepare_connect_answers},
+    {plan_namespaces},
+    {check_kept_capabilities},
+    {create_run_cgroup},
+    {build_command_environment, true},
+};
+
+// The plan, verified (every reader check, the digest included) and decoded.
+Status load_plan(Preparation& p, const LaunchRequest& request) {
+  auto bytes = plan::read_plan_file(request.plan_path);
+  if (!bytes) return bytes.error();
+  p.report.plan_sha256 = to_hex(plan::plan_digest(*bytes));
+  auto decoded = plan::decode_plan(*bytes);
+  if (!decoded) return make_error(request.plan_path + ": " + decoded.error().message);
+  p.prepared.plan = std::move(*decoded);
+  p.plan_decoded = true;
+  if (request.expect_digest && p.report.plan_sha256 != *request.expect_digest)
+    return make_error(request.plan_path + ": digest " + p.report.plan_sha256 + " is not the expected " +
+                      *request.expect_digest);
+  return Ok{};
+}
+
+}  // namespace
+
+Preparation prepare(const LaunchRequest& request, const Host& host, Exit exit) {
+  Preparation p;
+  p.report.host = host;
+  const auto refused = [&](const Status& status, int exit_code) {
+    if (status) return false;
+    if (!p.report.refusal) p.report.refusal = Refusal{status.error(), exit_code};
+    return exit == Exit::kLaunch;
+  };
+  if (refused(load_plan(p, request), exit_code::kLauncherError) || !p.plan_decoded) return p;
+  const Inputs inputs{request, host};
+  for (const Step& step : kSteps) {
+    if (step.launch_only && exit == Exit::kDryRun) continue;
+    Status status = step.run(p, inputs);
+    const int code = step.finds_command && !status ? exit_code::of_exec_failure(status.error().code)
+                                                   : exit_code::kLauncherError;
+    if (refused(status, code)) break;
+  }
+  return p;
+}
+
+}  // namespace aasm

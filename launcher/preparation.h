@@ -1,0 +1,53 @@
+// One preparation of a launch, two exits: `aasm-launch --dry-run` prints its
+// report and stops; a launch starts the command with what it prepared and
+// completes the report into the receipt. Every step that can refuse runs
+// here, in the supervisor, before the command's process exists, so both
+// exits refuse alike (docs/cli.md, "What the launcher does, in order").
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kernel/rlimits.h"
+#include "kernel/seccomp.h"
+#include "launch.h"
+#include "launch_report.h"
+#include "plan/plan.h"
+#include "supervisor/cgroup.h"
+#include "supervisor/connect_answers.h"
+#include "supervisor/landlock_negotiation.h"
+
+namespace aasm {
+
+enum class Exit {
+  kDryRun,  // reports every control, past refusals; finds no command, builds no environment
+  kLaunch,  // stops at the first refusal
+};
+
+// What the child applies, all of it made by the supervisor before the clone.
+struct Prepared {
+  plan::Plan plan;  // as decoded, with the signal scope moved to a PID namespace where that stands in
+  std::optional<LandlockNegotiation> negotiation;
+  std::string executable;
+  int ruleset_fd = -1;
+  int denied_dir_fd = -1;    // for the read and write self-checks; -1: no read right handled, or no candidate
+  uint32_t self_checks = 0;  // SelfCheck bits: the checks the child runs after restrict_self
+  std::optional<cgroup::RunCgroup> cgroup;  // the run's, when the plan sets tree limits the host can give
+  rlimits::TreeLimits tree_limits = rlimits::TreeLimits::kCgroup;  // stand-ins where resource degraded
+  std::vector<std::string> environment;  // the command's
+  std::vector<char*> envp;
+  std::vector<seccomp::PreparedFilter> filters;  // in install order: rule filters, the main one last
+  std::optional<ConnectAnswers> connect_answers;  // set when the ruleset applied here handles TCP connect
+  seccomp::PreparedFilter connect_notifier;       // hands connect() to the supervisor, for those answers
+};
+
+struct Preparation {
+  LaunchReport report;
+  bool plan_decoded = false;  // false: the report has no controls, only the refusal
+  Prepared prepared;
+};
+
+Preparation prepare(const LaunchRequest& request, const Host& host, Exit exit);
+
+}  // namespace aasm
