@@ -1,4 +1,4 @@
-#include "plan_builder.h"
+#include "plan_fixture.h"
 
 #include <algorithm>
 
