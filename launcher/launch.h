@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "base/result.h"
 #include "kernel/landlock.h"
 #include "plan/plan.h"
-#include "support/result.h"
 
 namespace aasm {
 

@@ -9,9 +9,9 @@
 #include <utility>
 #include <vector>
 
+#include "base/result.h"
 #include "crypto/sha256.h"
 #include "plan/format.h"
-#include "support/result.h"
 
 namespace aasm::plan {
 
