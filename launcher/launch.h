@@ -1,4 +1,5 @@
-// The native launch sequence (../docs/architecture.md, "Launch sequence").
+// The native launch sequence (docs/architecture.md, "Launch"; docs/cli.md,
+// "What the launcher does, in order").
 #pragma once
 
 #include <optional>
@@ -26,7 +27,7 @@ int launch(const LaunchRequest& request);
 // a lie), and so is one without a seccomp program for this architecture.
 Status check_plan_shape(const plan::Plan& plan);
 
-// Signals are scoped on every launch (policy.md, "Safe defaults"): by
+// Signals are scoped on every launch (docs/policy-language.md, spec.ipc): by
 // Landlock from ABI 6; below it, by a new PID namespace, in which the
 // supervisor, the janitor and the host's processes have no pid the command
 // could name. Moves the scope from the ruleset to the plan's namespaces and
