@@ -1,4 +1,4 @@
-// The `when:` condition language of policy.md ("Condition expressions"),
+// The `when:` condition language (docs/conditions.md),
 // with C's precedence: || binds loosest, then &&, then the tests, whose
 // operators (== != < <= > >= &) bind tighter than && in C; ! binds tightest.
 // The grammar also accepts the forms C reads differently from what they

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "support/result.h"
+#include "base/result.h"
 
 namespace aasm {
 

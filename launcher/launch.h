@@ -1,4 +1,5 @@
-// The native launch sequence (../docs/architecture.md, "Launch sequence").
+// The native launch sequence (docs/architecture.md, "Launch"; docs/cli.md,
+// "What the launcher does, in order").
 #pragma once
 
 #include <optional>

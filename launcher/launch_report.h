@@ -16,7 +16,7 @@
 #include "plan/controls.h"
 #include "plan/plan.h"
 #include "supervisor/path_binding.h"
-#include "support/result.h"
+#include "base/result.h"
 
 namespace aasm {
 

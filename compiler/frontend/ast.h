@@ -1,4 +1,4 @@
-// The typed policy AST: one node per policy node (policy.md "spec nodes"),
+// The typed policy AST: one node per policy node (docs/policy-language.md),
 // each keeping its source location, each document keeping its tier and file.
 #pragma once
 

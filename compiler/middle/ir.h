@@ -111,9 +111,9 @@ struct SyscallEntryIR {
   SourceRef from;
 };
 
-// A safe default the plan carries (policy.md): a deny set refused with an
-// errno whatever the policy's filter mode, and the calls the policy opted
-// out of it (named in an allow list, or given an `allow` rule).
+// A safe default the plan carries (docs/policy-language.md): a deny set refused
+// with an errno whatever the policy's filter mode, and the calls the policy
+// opted out of it (named in an allow list, or given an `allow` rule).
 struct SafeDefaultIR {
   std::string group;  // without '@'
   Action action;

@@ -42,9 +42,9 @@ std::optional<std::vector<PathGrant>> merge_paths(const std::vector<const Policy
   });
 }
 
-// A document's readable trees: its reads and, a tree that may be written
-// may be read (policy.md), its writes: gcc reopens the temporary files it
-// creates, git reads back the objects it writes. Per document, before the
+// A document's readable trees: its reads and, a tree that may be written may be
+// read (docs/policy-language.md), its writes: gcc reopens the temporary files
+// it creates, git reads back the objects it writes. Per document, before the
 // meet, so the merge permits nothing a document forbids (a document that
 // confines reads but not writes adds nothing).
 std::optional<std::vector<PathGrant>> readable(const PolicyDocument& doc) {
@@ -277,7 +277,7 @@ void apply_capability_denials(PolicyIR& ir) {
       case Domain::kCredential:
         ir.environment.pass = std::map<std::string, SourceRef>{};
         break;
-      // process_creation and syscall act on the syscall IR (resolve.cpp);
+      // process_creation and syscall act on the syscall IR (resolve_syscalls.cpp);
       // resource has no allow-list to shrink.
       case Domain::kProcessCreation:
       case Domain::kSyscall:
@@ -408,10 +408,10 @@ PolicyIR merge_cascade(const std::vector<PolicyDocument>& documents, Diagnostics
   ir.isolation = merge_isolation(docs);
   apply_capability_denials(ir);
   default_unix_sockets(ir);
-  // A safe default of every plan (policy.md): the command never signals
-  // outside its own tree, so it cannot stop or kill its supervisor and
-  // janitor, nor, as root without capabilities, every root process of the
-  // host. Only `ipc.signals: allow` widens it.
+  // A safe default of every plan (docs/policy-language.md): the command never
+  // signals outside its own tree, so it cannot stop or kill its supervisor and
+  // janitor, nor, as root without capabilities, every root process of the host.
+  // Only `ipc.signals: allow` widens it.
   if (!ir.ipc.signals_denied) ir.ipc.signals_denied = Effective<bool>{true, SourceRef{}, {}};
   return ir;
 }

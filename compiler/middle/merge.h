@@ -1,6 +1,7 @@
-// The cascade merge: the meet of every document (policy.md "Merge rule").
+// The cascade merge: the meet of every document (docs/policy-language.md,
+// "The merge: most restrictive wins").
 // A narrower tier can only shrink what a broader tier permits. Syscall names
-// are merged as written here and resolved per target in resolve.cpp.
+// are merged as written here and resolved per target in resolve_syscalls.cpp.
 #pragma once
 
 #include <vector>

@@ -291,15 +291,15 @@ SyscallIR& syscalls_or_empty_denylist(PolicyIR& ir) {
   return *ir.syscalls;
 }
 
-// The safe defaults every plan carries (policy.md), as deny sets of the
-// group table refused with an errno: EPERM, what the kernel itself answers
-// a caller without the privilege; EACCES, what Landlock answers an execve it
-// refuses; ENOSYS where a program is to fall back to a call a rule can see
-// (as for clone3). The descriptor-exec set closes a gap in
-// filesystem.execute, so it comes only with it. Naming a call in an allow
-// list opts into it only where that name says so (naming unshare asks for
-// namespaces); a call every program makes (prlimit64, chmod, open, ioctl)
-// is opted into only by an `allow` rule for it.
+// The safe defaults every plan carries (docs/policy-language.md), as deny sets
+// of the group table refused with an errno: EPERM, what the kernel itself
+// answers a caller without the privilege; EACCES, what Landlock answers an
+// execve it refuses; ENOSYS where a program is to fall back to a call a rule
+// can see (as for clone3). The descriptor-exec set closes a gap in
+// filesystem.execute, so it comes only with it. Naming a call in an allow list
+// opts into it only where that name says so (naming unshare asks for
+// namespaces); a call every program makes (prlimit64, chmod, open, ioctl) is
+// opted into only by an `allow` rule for it.
 struct SafeDefault {
   llvm::StringRef group;
   int errno_value;

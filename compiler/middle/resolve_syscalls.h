@@ -27,12 +27,13 @@ std::optional<SyscallIR> resolve_syscalls(const std::vector<PolicyDocument>& doc
 // policy has no syscalls node.
 void add_socket_rules(PolicyIR& ir, const std::vector<Target>& targets, Diagnostics& diags);
 
-// The safe defaults every plan carries (policy.md "Safe defaults every plan
-// carries", the table kSafeDefaults in resolve_syscalls.cpp): deny sets of
-// the group table, each refused with its errno, lifted call by call where
-// the policy writes an `allow` rule for the call (or, for the sets where a
-// name says so, such as @namespaces, names it in an allow list). Creates a
-// denylist when the policy has no syscalls node, so every plan has a filter.
+// The safe defaults every plan carries (docs/policy-language.md, "The safe
+// defaults every plan carries"; the table kSafeDefaults in
+// resolve_syscalls.cpp): deny sets of the group table, each refused with its
+// errno, lifted call by call where the policy writes an `allow` rule for the
+// call (or, for the sets where a name says so, such as @namespaces, names it in
+// an allow list). Creates a denylist when the policy has no syscalls node, so
+// every plan has a filter.
 void add_safe_defaults(PolicyIR& ir, const std::vector<PolicyDocument>& documents, const std::vector<Target>& targets,
                        Diagnostics& diags);
 

@@ -5,8 +5,8 @@
 
 #include <cstdint>
 
+#include "base/result.h"
 #include "plan/plan.h"
-#include "support/result.h"
 
 namespace aasm::landlock {
 

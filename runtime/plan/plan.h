@@ -9,9 +9,9 @@
 #include <utility>
 #include <vector>
 
+#include "base/result.h"
 #include "crypto/sha256.h"
 #include "plan/format.h"
-#include "support/result.h"
 
 namespace aasm::plan {
 
@@ -160,8 +160,8 @@ inline uint32_t namespaces_of(const Plan& plan) { return plan.process ? plan.pro
 inline uint64_t kept_capabilities_of(const Plan& plan) { return plan.process ? plan.process->kept_capabilities : 0; }
 
 // Whether the plan confines any filesystem verb, and which verbs it leaves
-// unconstrained while it does (policy.md: a verb no document constrains is
-// stated by show, explain and --dry-run).
+// unconstrained while it does (docs/policy-language.md: a verb no document
+// constrains is stated by show, explain and --dry-run).
 bool confines_filesystem(const Plan& plan);
 std::vector<ControlDomain> unconstrained_filesystem_verbs(const Plan& plan);
 

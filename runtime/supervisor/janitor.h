@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "support/result.h"
+#include "base/result.h"
 
 namespace aasm {
 

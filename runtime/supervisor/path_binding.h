@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "base/result.h"
 #include "plan/plan.h"
-#include "support/result.h"
 
 namespace aasm {
 

@@ -27,7 +27,7 @@ void yaml_files(const std::string& dir, std::vector<std::string>& out) {
   REQUIRE_MESSAGE(d != nullptr, dir);
   while (dirent* entry = ::readdir(d)) {
     const std::string name = entry->d_name;
-    if (name == "." || name == ".." || name == "broken" || name == "invalid") continue;
+    if (name == "." || name == ".." || name == "broken") continue;
     const std::string path = dir + "/" + name;
     struct stat st {};
     if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))

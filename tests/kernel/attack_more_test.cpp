@@ -82,8 +82,8 @@ std::string tight_policy(const Trees& t, bool unix_sockets = false) {
 // The control: no Landlock domain at all (signals allowed, no filesystem
 // node), a filter that denies only sysinfo (none of the calls tried here),
 // and a cgroup.
-// The control for the safe defaults every plan carries (policy.md): `allow`
-// rules opt into the calls they refuse.
+// The control for the safe defaults every plan carries
+// (docs/policy-language.md): `allow` rules opt into the calls they refuse.
 std::string opted_in_spec() {
   std::string rules;
   for (const char* call : {"prlimit64", "ioctl", "fchmodat", "openat", "openat2"})

@@ -1,7 +1,7 @@
 // Attacks of a confined command on what supervises it, under the two kinds
 // of policy an adversarial review used (a coding-agent one and a tight
 // allowlist), neither of which says anything about signals: every launch
-// scopes them (policy.md, "Safe defaults"). Each attack has its control:
+// scopes them (docs/policy-language.md, spec.ipc). Each attack has its control:
 // the same probe under `ipc.signals: allow` reaches its target.
 #include <signal.h>
 #include <unistd.h>

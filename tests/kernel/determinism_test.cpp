@@ -1,5 +1,5 @@
-// Same policy, same compiler: the same plan bytes (architecture.md, "The
-// plan file"). Plans are checked into git, so any drift would show up as a
+// Same policy, same compiler: the same plan bytes (docs/plan-format.md,
+// "Determinism"). Plans are checked into git, so any drift would show up as a
 // spurious diff or a digest change.
 #include "harness.h"
 #include "sandbox.h"

@@ -51,7 +51,8 @@ inline bool contains(const std::string& text, const std::string& part) { return 
 // A YAML flow list of quoted strings: ["a", "b"].
 std::string flow_list(const std::vector<std::string>& items);
 
-// The policy.md shape the kernel tests need; yaml() renders it.
+// The policy shape (docs/policy-language.md) the kernel tests need; yaml()
+// renders it.
 struct Policy {
   std::vector<std::string> read, write, execute;
   std::string default_action = "kill";

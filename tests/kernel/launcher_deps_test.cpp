@@ -1,4 +1,4 @@
-// The launcher must stay small and auditable (architecture.md): it is a
+// The launcher must stay small and auditable (docs/architecture.md): it is a
 // static PIE (no loader, no shared library resolved at each launch: about
 // 0.1 ms of every launch, docs/benchmarks.md), so it has no PT_INTERP and no
 // DT_NEEDED entry, and none of the compiler's libraries may be linked into

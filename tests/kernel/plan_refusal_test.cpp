@@ -8,7 +8,7 @@
 #include "harness.h"
 #include "plan/codec.h"
 #include "plan/format.h"
-#include "plan_builder.h"
+#include "plan_fixture.h"
 #include "sandbox.h"
 
 using namespace aasm::ktest;

@@ -95,7 +95,8 @@ TEST_CASE("semantics: GNU make runs its recipes under the deny groups and under 
   }
 }
 
-// policy.md: a plan that constrains anything, even only resources, runs.
+// docs/policy-language.md, "Cascades": a plan that constrains anything, even
+// only resources, runs.
 TEST_CASE("semantics: a resources-only plan runs, under its pids ceiling") {
   TempDir dir;
   const std::string plan = compile_spec(dir, "pids-only", "  resources:\n    pids: 64\n");

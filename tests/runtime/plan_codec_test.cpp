@@ -2,7 +2,7 @@
 #include <doctest/doctest.h>
 
 #include "plan/plan.h"
-#include "plan_builder.h"
+#include "plan_fixture.h"
 
 using namespace aasm;
 

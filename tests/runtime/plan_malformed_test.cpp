@@ -8,7 +8,7 @@
 
 #include "plan/codec.h"
 #include "plan/plan.h"
-#include "plan_builder.h"
+#include "plan_fixture.h"
 
 using namespace aasm;
 using Bytes = std::vector<uint8_t>;

@@ -9,33 +9,39 @@ Checks, in order:
      profile (profiles/*.yaml) is valid against it, and every
      `yaml-language-server: $schema=` modeline in testdata/ and profiles/
      points at it;
-  4. the corpus testdata/schema/: for each file, the schema's verdict and
-     the compiler's (`aasmc explain FILE`: exit 0 accepts, 1 rejects) are the
-     ones its directory promises:
+  4. the corpora, each file's verdicts written in the file itself:
 
-       valid/          schema accepts, compiler accepts
-       invalid/        schema rejects, compiler rejects
-       compiler-only/  schema accepts, compiler rejects (what a schema cannot
-                       see; docs/schema.md lists these)
-       schema-only/    schema rejects, compiler accepts (likewise)
+       testdata/broken/         policies aasmc rejects. Their `# EXPECT:`
+                                lines (aasmc's diagnostics, exactly) are
+                                checked by tests/compiler/golden_test.cpp;
+                                here, their one `# EXPECT-SCHEMA:` line
+       testdata/schema/valid/   policies both accept
+       testdata/schema/schema-only/
+                                policies aasmc accepts (`aasmc explain FILE`
+                                exits 0) and the schema rejects, as their
+                                `# EXPECT-SCHEMA:` line says
 
-     A file's leading comments may say
-       # SCHEMA: spec.network.outbound   the schema must reject at (or under)
-                                         this place
-       # COMPILER: some text             the compiler's diagnostics must
-                                         contain this text
-       # WHY: ...                        (compiler-only/, schema-only/: required)
-       # COMPILER-BUG: ...               the compiler is known to disagree
-                                         with the contract here; reported,
-                                         not failed, until it is fixed
+     An `# EXPECT-SCHEMA:` line is one of
+       rejects at spec.network.outbound   the schema rejects the file at (or
+                                          under) this place ((root): at the
+                                          document itself); several such
+                                          lines: at each place
+       accepts                            the schema cannot see what is wrong
+       unreadable                         not YAML a loader can turn into
+                                          JSON values (bad encoding, syntax)
+     and a `# WHY:` line must say why schema and compiler cannot agree
+     wherever they do not (`accepts` in broken/, every file of schema-only/).
+     In valid/ and schema-only/, a `# COMPILER-BUG: ...` line says that the
+     compiler is known to disagree with the contract there: reported, not
+     failed, until it is fixed.
 
 YAML is turned into JSON values the way yaml-language-server does by default
 (YAML 1.2 core schema), not PyYAML's YAML 1.1 resolution: `yes`, `on`, `1_000`,
 `1:30` and `2024-01-01` stay strings, `0777` is decimal 777, `0o17` octal,
 `0x1F` hex. Mapping keys keep their source text, which is what the compiler
 sees, and `<<` is a plain key (YAML 1.2 has no merge keys). The loader notes
-what JSON cannot carry (anchors, aliases, tags, duplicate keys); such
-documents belong in compiler-only/.
+what JSON cannot carry (anchors, aliases, tags, duplicate keys); the schema
+cannot judge such a document, so it must expect `accepts`.
 
 Environment: AASMC (the compiler), AASM_SOURCE_ROOT (the repository).
 """
@@ -53,15 +59,8 @@ AASMC = os.environ.get("AASMC") or os.path.join(ROOT, "build-schema", "compiler"
 SCHEMA_PATH = os.path.join(ROOT, "schemas", "policy.schema.json")
 TESTDATA = os.path.join(ROOT, "testdata")
 PROFILES = os.path.join(ROOT, "profiles")
-CORPUS = os.path.join(TESTDATA, "schema")
-
-# directory -> (schema accepts, compiler accepts)
-EXPECTED = {
-    "valid": (True, True),
-    "invalid": (False, False),
-    "compiler-only": (True, False),
-    "schema-only": (False, True),
-}
+REJECTED = os.path.join(TESTDATA, "broken")
+ACCEPTED = os.path.join(TESTDATA, "schema")  # valid/, schema-only/
 
 
 # --- YAML 1.2 core schema -------------------------------------------------
@@ -193,12 +192,10 @@ def compiler_verdict(path):
 
 
 def header(path):
-    """The `# KEY: value` lines of the file's leading comment block."""
+    """The `# KEY: value` lines of the file (`# EXPECT-SCHEMA: ...`, `# WHY: ...`)."""
     fields = {}
-    with open(path, encoding="utf-8") as f:
+    with open(path, encoding="utf-8", errors="replace") as f:
         for line in f:
-            if not line.startswith("#"):
-                break
             if m := re.match(r"^#\s*([A-Z][A-Z-]*):\s*(.*?)\s*$", line):
                 fields.setdefault(m.group(1), []).append(m.group(2))
     return fields
@@ -286,57 +283,99 @@ def check_modelines(report):
     return count
 
 
-def check_corpus(validator, report):
+def schema_expectation(label, fields, report):
+    """The file's `# EXPECT-SCHEMA:` lines as ("accepts" | "unreadable" | "rejects", [places]), or (None, [])."""
+    lines = fields.get("EXPECT-SCHEMA", [])
+    places = [line[len("rejects at "):] for line in lines if line.startswith("rejects at ")]
+    if lines and len(places) == len(lines):
+        return "rejects", ["" if place == "(root)" else place for place in places]
+    if lines in (["accepts"], ["unreadable"]):
+        return lines[0], []
+    report.fail(f"{label}: wants one `# EXPECT-SCHEMA: accepts` or `unreadable` line, or `rejects at PLACE` lines "
+                f"(has {lines})")
+    return None, []
+
+
+def check_schema_verdict(validator, path, label, want, places, report):
+    """The schema's verdict on the file against `want` (and, for "rejects", the places)."""
+    try:
+        documents, unseen = load_documents(path)
+    except (UnicodeDecodeError, yaml.YAMLError) as error:
+        if want != "unreadable":
+            report.fail(f"{label}: the loader cannot read it ({str(error).splitlines()[0]}): expect `unreadable`")
+        return
+    if want == "unreadable":
+        report.fail(f"{label}: the loader reads it: it is not `unreadable`")
+        return
+    if unseen and want != "accepts":
+        report.fail(f"{label}: uses what JSON cannot carry ({'; '.join(unseen)}): "
+                    "the schema cannot judge it, so it must expect `accepts`")
+    schema_ok, problems = schema_verdict(validator, documents)
+    if want == "accepts" and not schema_ok:
+        detail = "; ".join(f"{where or '(root)'}: {message}" for _, where, message in problems[:3])
+        report.fail(f"{label}: the schema rejects it ({detail})")
+    elif want == "rejects" and schema_ok:
+        report.fail(f"{label}: the schema accepts it")
+    elif want == "rejects":
+        for expected in places:
+            if not any(where == expected or where.startswith(expected + ".") for _, where, _ in problems):
+                seen = sorted({where or "(root)" for _, where, _ in problems})
+                report.fail(f"{label}: the schema rejects it, but not at {expected or '(root)'} (at {seen})")
+
+
+def yaml_files(directory):
+    return sorted(n for n in os.listdir(directory) if n.endswith(".yaml")) if os.path.isdir(directory) else []
+
+
+def check_rejected(validator, report):
+    """testdata/broken/: the schema's half of each file's expectations."""
+    counts = {"accepts": 0, "rejects": 0, "unreadable": 0}
+    for name in yaml_files(REJECTED):
+        path, label = os.path.join(REJECTED, name), f"testdata/broken/{name}"
+        fields = header(path)
+        want, places = schema_expectation(label, fields, report)
+        if want is None:
+            continue
+        counts[want] += 1
+        if want == "accepts" and not fields.get("WHY"):
+            report.fail(f"{label}: the schema accepts it: a `# WHY:` line must say why it cannot refuse it")
+        check_schema_verdict(validator, path, label, want, places, report)
+    return counts
+
+
+def check_compiler_accepts(path, label, fields, report):
+    status, diagnostics = compiler_verdict(path)
+    bug = fields.get("COMPILER-BUG")
+    if status != 0:
+        what = "crashes (exit %d)" % status if status != 1 else "rejects it: " + first_error(diagnostics)
+        if bug:
+            report.note(f"{label}: known compiler bug: aasmc {what} ({bug[0]})")
+        else:
+            report.fail(f"{label}: aasmc {what}")
+    elif bug:
+        report.note(f"{label}: the compiler bug noted here ({bug[0]}) looks fixed: remove the COMPILER-BUG line")
+
+
+def check_accepted(validator, report):
+    """testdata/schema/: what aasmc accepts; valid/ the schema too, schema-only/ as each file says."""
     counts = {}
-    for directory, (want_schema, want_compiler) in EXPECTED.items():
-        full = os.path.join(CORPUS, directory)
-        names = sorted(n for n in os.listdir(full) if n.endswith(".yaml")) if os.path.isdir(full) else []
+    for directory in ("valid", "schema-only"):
+        names = yaml_files(os.path.join(ACCEPTED, directory))
         counts[directory] = len(names)
         for name in names:
-            path = os.path.join(full, name)
-            label = f"testdata/schema/{directory}/{name}"
+            path, label = os.path.join(ACCEPTED, directory, name), f"testdata/schema/{directory}/{name}"
             fields = header(path)
-            documents, unseen = load_documents(path)
-            if unseen and directory != "compiler-only":
-                report.fail(f"{label}: uses what JSON cannot carry ({'; '.join(unseen)}): "
-                            "the schema cannot judge it; it belongs in compiler-only/")
-            if directory in ("compiler-only", "schema-only") and not fields.get("WHY"):
-                report.fail(f"{label}: a `# WHY:` line must say why schema and compiler cannot agree")
-            schema_ok, problems = schema_verdict(validator, documents)
-            status, diagnostics = compiler_verdict(path)
-            if status not in (0, 1):
-                compiler_ok = None
+            if directory == "valid":
+                check_schema_verdict(validator, path, label, "accepts", [], report)
             else:
-                compiler_ok = status == 0
-            bug = fields.get("COMPILER-BUG")
-
-            if schema_ok != want_schema:
-                if want_schema:
-                    detail = "; ".join(f"{where or '(root)'}: {message}" for _, where, message in problems[:3])
-                    report.fail(f"{label}: the schema rejects it ({detail})")
-                else:
-                    report.fail(f"{label}: the schema accepts it")
-            elif not want_schema:
-                for expected in fields.get("SCHEMA", []):
-                    if not any(where == expected or where.startswith(expected + ".") for _, where, _ in problems):
-                        seen = sorted({where for _, where, _ in problems})
-                        report.fail(f"{label}: the schema rejects it, but not at {expected} (at {seen})")
-
-            if compiler_ok != want_compiler:
-                what = ("crashes (exit %d)" % status if compiler_ok is None
-                        else "accepts it" if compiler_ok else "rejects it: " + first_error(diagnostics))
-                if bug:
-                    report.note(f"{label}: known compiler bug: aasmc {what} ({bug[0]})")
-                else:
-                    report.fail(f"{label}: aasmc {what}")
-            else:
-                if bug:
-                    report.note(f"{label}: the compiler bug noted here ({bug[0]}) looks fixed: "
-                                "remove the COMPILER-BUG line")
-                if not want_compiler:
-                    for expected in fields.get("COMPILER", []):
-                        if expected not in diagnostics:
-                            report.fail(f"{label}: aasmc rejects it, but without '{expected}': {first_error(diagnostics)}")
+                want, places = schema_expectation(label, fields, report)
+                if want not in ("rejects", None):
+                    report.fail(f"{label}: schema-only/ holds what the schema rejects: expect `rejects at PLACE`")
+                if not fields.get("WHY"):
+                    report.fail(f"{label}: a `# WHY:` line must say why schema and compiler cannot agree")
+                if want == "rejects":
+                    check_schema_verdict(validator, path, label, want, places, report)
+            check_compiler_accepts(path, label, fields, report)
     return counts
 
 
@@ -360,15 +399,17 @@ def main():
     check_closed_lists(schema, report)
     policies = check_policies(validator, report)
     modelines = check_modelines(report)
-    counts = check_corpus(validator, report)
+    rejected = check_rejected(validator, report)
+    accepted = check_accepted(validator, report)
     for message in report.notes:
         print(f"note: {message}")
     for message in report.failures:
         print(f"FAIL: {message}", file=sys.stderr)
-    summary = ", ".join(f"{n} {d}" for d, n in counts.items())
-    print(f"schema: draft-07 ok; {policies} testdata policies and profiles; {modelines} modelines; corpus: {summary}; "
+    print(f"schema: draft-07 ok; {policies} testdata policies and profiles; {modelines} modelines; "
+          f"broken/: the schema {rejected['rejects']} rejects, {rejected['accepts']} accepts, "
+          f"{rejected['unreadable']} unreadable; schema/: {accepted['valid']} valid, {accepted['schema-only']} schema-only; "
           f"{len(report.failures)} failures, {len(report.notes)} notes")
-    if counts.get("valid", 0) == 0 or counts.get("invalid", 0) == 0:
+    if accepted["valid"] == 0 or rejected["rejects"] == 0:
         print("FAIL: the agreement corpus is empty", file=sys.stderr)
         return 1
     return 1 if report.failures else 0

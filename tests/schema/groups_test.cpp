@@ -17,7 +17,7 @@ namespace {
 // building block for an allowlist.
 const std::set<std::string> kDenyGroups = {"mount", "privileged", "debug", "kernel", "tty-injection", "namespaces"};
 
-// policy.md "Groups": the groups the contract promises.
+// The groups the policy contract promises (docs/groups.md).
 const char* const kPromised[] = {"startup", "file-read", "file-write", "process", "network", "ipc",
                                  "signal",  "time",      "memory",     "mount",   "privileged", "debug", "kernel"};
 
