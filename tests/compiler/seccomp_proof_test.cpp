@@ -9,12 +9,15 @@
 #include <dirent.h>
 #include <doctest/doctest.h>
 #include <linux/seccomp.h>
+#include <sys/syscall.h>
 
 #include <algorithm>
 #include <set>
 
 #include "backend/seccomp_lowering.h"
 #include "bpf/interpreter.h"
+#include "kernel/arch.h"
+#include "kernel/seccomp_notify.h"
 #include "frontend/parse_policy.h"
 #include "middle/build_ir.h"
 #include "middle/syscall_semantics.h"
@@ -189,6 +192,24 @@ TEST_CASE("seccomp lowering: every emitted program answers as the semantics say,
       }
     }
   }
+}
+
+// The launcher's connect() notifier (runtime/kernel/seccomp_notify.h) runs
+// beside the plan's programs on every call: it must cost nothing but for
+// connect, so every other number is a constant allow the kernel caches.
+TEST_CASE("the connect() notifier sends connect to the listener and is a cached allow for every other call") {
+  const aasm::seccomp::PreparedFilter filter = aasm::seccomp::notifier_for(aasm::kNativeAuditArch, SYS_connect);
+  std::vector<aasm::plan::BpfInstruction> program;
+  for (const sock_filter& insn : filter.instructions) program.push_back({insn.code, insn.jt, insn.jf, insn.k});
+  for (int32_t nr = 0; nr < 1024; ++nr)
+    if (nr != SYS_connect) CHECK_MESSAGE(bpf::is_constant_allow(program, aasm::kNativeAuditArch, nr), nr);
+  CHECK_FALSE(bpf::is_constant_allow(program, aasm::kNativeAuditArch, SYS_connect));
+  bpf::SeccompData connect;
+  connect.nr = SYS_connect;
+  connect.arch = aasm::kNativeAuditArch;
+  const std::optional<bpf::Outcome> outcome = bpf::run(program, connect);
+  REQUIRE(outcome);
+  CHECK(outcome->action == SECCOMP_RET_USER_NOTIF);
 }
 
 }  // namespace
