@@ -13,10 +13,10 @@
 #include "driver/show.h"
 #include "frontend/parse_policy.h"
 #include "middle/build_ir.h"
-#include "middle/syscall_groups.h"
 #include "plan/plan.h"
 #include "support/diagnostic_formats.h"
 #include "support/diagnostics.h"
+#include "tables/syscall_groups.h"
 
 namespace {
 

@@ -8,9 +8,9 @@
 #include <functional>
 #include <tuple>
 
-#include "middle/constants.h"
-#include "middle/syscall_signatures.h"
 #include "support/diagnostics.h"
+#include "tables/constants.h"
+#include "tables/syscall_signatures.h"
 
 namespace aasmc {
 namespace {

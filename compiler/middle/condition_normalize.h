@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "frontend/condition.h"
-#include "middle/targets.h"
+#include "tables/targets.h"
 
 namespace aasmc {
 

@@ -15,8 +15,8 @@
 #include "crypto/sha256.h"
 #include "frontend/ast.h"
 #include "middle/condition_normalize.h"
-#include "middle/targets.h"
 #include "plan/plan.h"
+#include "tables/targets.h"
 
 namespace aasmc {
 

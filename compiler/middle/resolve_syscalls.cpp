@@ -6,7 +6,7 @@
 #include <set>
 #include <span>
 
-#include "middle/syscall_groups.h"
+#include "tables/syscall_groups.h"
 
 namespace aasmc {
 

@@ -14,7 +14,7 @@
 #include "frontend/parse_policy.h"
 #include "middle/build_ir.h"
 #include "middle/condition_normalize.h"
-#include "middle/syscall_groups.h"
+#include "tables/syscall_groups.h"
 
 namespace aasmc {
 namespace {

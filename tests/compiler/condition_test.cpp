@@ -23,9 +23,9 @@
 
 #include "frontend/condition.h"
 #include "middle/condition_normalize.h"
-#include "middle/constants.h"
-#include "middle/syscall_signatures.h"
-#include "middle/targets.h"
+#include "tables/constants.h"
+#include "tables/syscall_signatures.h"
+#include "tables/targets.h"
 
 namespace aasmc {
 namespace {
