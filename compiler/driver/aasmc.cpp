@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "backend/negotiate.h"
+#include "backend/check_lowerable.h"
 #include "backend/plan_builder.h"
 #include "driver/show.h"
 #include "frontend/parse_policy.h"
