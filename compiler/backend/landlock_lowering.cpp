@@ -84,12 +84,12 @@ class RulesetBuilder {
   }
 
   // TCP connect or bind, by port. `hosts` lists cannot be enforced by the
-  // kernel (negotiate.cpp refuses them unless degraded is permitted); with
+  // kernel (check_lowerable.cpp refuses them unless degraded is permitted); with
   // only hosts there is no port restriction to lower.
   void network(ControlDomain domain, Domain policy_domain, const std::optional<NetworkRuleIR>& rule, uint64_t right) {
     if (!rule) return;
     if (!rule->none && !rule->tcp_ports) {
-      // Only host names: negotiate.cpp refused the compile unless the domain
+      // Only host names: check_lowerable.cpp refused the compile unless the domain
       // may degrade; the plan records the control as not enforceable.
       if (rule->hosts && ir_.degraded_allowed(policy_domain))
         ruleset_.controls.push_back(
