@@ -14,6 +14,14 @@ namespace {
 
 using aasm::plan::Plan;
 
+aasm::plan::SyscallOrigin plan_origin(SyscallEntryIR::Origin origin) {
+  switch (origin) {
+    case SyscallEntryIR::Origin::kPolicy: return aasm::plan::SyscallOrigin::kPolicy;
+    case SyscallEntryIR::Origin::kStartup: return aasm::plan::SyscallOrigin::kStartup;
+  }
+  return aasm::plan::SyscallOrigin::kPolicy;
+}
+
 void add_meta(const PolicyIR& ir, Plan& plan) {
   auto& meta = plan.meta;
   meta.emplace_back("compiler.version", kCompilerVersion);
@@ -109,8 +117,8 @@ llvm::Expected<Plan> build_plan(const PolicyIR& ir) {
     // The manifest lists what the filter names: allowed calls with their
     // origin, and in a denylist the denied ones.
     for (const auto& [name, entry] : ir.syscalls->allowed)
-      plan.syscalls.push_back({name, entry.origin, seccomp_return_value({Action::Kind::kAllow, 0})});
-    if (ir.syscalls->mode == aasm::plan::FilterMode::kDenylist)
+      plan.syscalls.push_back({name, plan_origin(entry.origin), seccomp_return_value({Action::Kind::kAllow, 0})});
+    if (ir.syscalls->mode == SyscallIR::Mode::kDenylist)
       for (const auto& [name, from] : ir.syscalls->denied)
         plan.syscalls.push_back({name, aasm::plan::SyscallOrigin::kPolicy, seccomp_return_value(ir.syscalls->default_action.value)});
   }

@@ -290,7 +290,7 @@ void apply_capability_denials(PolicyIR& ir) {
 
 bool UnixSocketsIR::unrestricted() const {
   return !deny && allow && std::any_of(allow->begin(), allow->end(), [](const PathGrant& g) {
-    return g.path.base == aasm::plan::PathBase::kAbsolute && g.path.rest == "/";
+    return g.path.base == PathBase::kAbsolute && g.path.rest == "/";
   });
 }
 
@@ -333,7 +333,7 @@ std::vector<PathTemplate> ancestors(const PathTemplate& path) {
   std::string rest = path.rest;
   while (!rest.empty() && rest != "/") {
     rest.resize(rest.rfind('/'));
-    if (rest.empty() && path.base == aasm::plan::PathBase::kAbsolute) rest = "/";
+    if (rest.empty() && path.base == PathBase::kAbsolute) rest = "/";
     out.push_back({path.base, rest});
   }
   return out;

@@ -17,8 +17,6 @@ Action unwritten_default_action() { return Action{Action::Kind::kErrno, EPERM}; 
 
 namespace {
 
-using aasm::plan::FilterMode;
-using aasm::plan::SyscallOrigin;
 using NameSet = std::map<std::string, SourceRef>;
 
 class NameResolver {
@@ -285,7 +283,7 @@ void conditional_allows(SyscallIR& ir, const std::vector<DocumentPermissions>& p
 SyscallIR& syscalls_or_empty_denylist(PolicyIR& ir) {
   if (!ir.syscalls) {
     ir.syscalls.emplace();
-    ir.syscalls->mode = FilterMode::kDenylist;
+    ir.syscalls->mode = SyscallIR::Mode::kDenylist;
     ir.syscalls->default_action = Effective<Action>{unwritten_default_action(), {}, {}};
   }
   return *ir.syscalls;
@@ -345,7 +343,7 @@ std::map<std::string, OptIn> safe_default_opt_ins(const std::vector<PolicyDocume
 // one an allowlist with a refusing default does not permit.
 bool refused_anyway(const SyscallIR& ir, const std::string& name) {
   if (ir.denied.count(name)) return true;
-  if (ir.mode != FilterMode::kAllowlist || ir.allowed.count(name) || ir.conditionally_allowed.count(name)) return false;
+  if (ir.mode != SyscallIR::Mode::kAllowlist || ir.allowed.count(name) || ir.conditionally_allowed.count(name)) return false;
   const Action::Kind kind = ir.default_action.value.kind;
   return kind == Action::Kind::kKill || kind == Action::Kind::kErrno;
 }
@@ -456,7 +454,7 @@ std::optional<SyscallIR> resolve_syscalls(const std::vector<PolicyDocument>& doc
   if (!any_syscalls && process_denial == capabilities_denied.end()) return std::nullopt;
 
   SyscallIR ir;
-  ir.mode = allowed ? FilterMode::kAllowlist : FilterMode::kDenylist;
+  ir.mode = allowed ? SyscallIR::Mode::kAllowlist : SyscallIR::Mode::kDenylist;
   ir.default_action = default_action.value_or(Effective<Action>{unwritten_default_action(), {}, {}});
   ir.denied = std::move(denied);
   for (const auto& [name, why] : resolver.left_out())
@@ -469,12 +467,12 @@ std::optional<SyscallIR> resolve_syscalls(const std::vector<PolicyDocument>& doc
     conditional_allows(ir, permissions, targets, diags);
     // A denied name outranks every allow-list.
     for (const auto& [name, source] : *allowed)
-      if (!ir.denied.count(name)) ir.allowed.emplace(name, SyscallEntryIR{SyscallOrigin::kPolicy, source});
+      if (!ir.denied.count(name)) ir.allowed.emplace(name, SyscallEntryIR{SyscallEntryIR::Origin::kPolicy, source});
     // The start-up set never overrides a deny the policy wrote.
     for (const GroupMember& member : startup_group().members)
       for (const Target& target : targets)
         if (syscall_number(target, member.syscall) && !ir.denied.count(member.syscall.str()))
-          ir.allowed.emplace(member.syscall.str(), SyscallEntryIR{SyscallOrigin::kStartup, {}});
+          ir.allowed.emplace(member.syscall.str(), SyscallEntryIR{SyscallEntryIR::Origin::kStartup, {}});
   }
   return ir;
 }

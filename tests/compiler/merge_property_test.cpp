@@ -146,7 +146,7 @@ bool path_allowed(const std::optional<std::vector<PathGrant>>& verb, const PathT
 
 bool syscall_allowed(const std::optional<SyscallIR>& s, const std::string& name) {
   if (!s) return true;
-  if (s->mode == aasm::plan::FilterMode::kDenylist) return !s->denied.count(name);
+  if (s->mode == SyscallIR::Mode::kDenylist) return !s->denied.count(name);
   return s->allowed.count(name) > 0;
 }
 
@@ -175,7 +175,7 @@ void check_no_wider(const PolicyIR& merged, const std::optional<SyscallIR>& merg
   }
   // A document that refuses calls takes part with its default (errno:EPERM unwritten).
   if (merged_syscalls && one_syscalls &&
-      (one_syscalls->mode == aasm::plan::FilterMode::kAllowlist || !one_syscalls->denied.empty()))
+      (one_syscalls->mode == SyscallIR::Mode::kAllowlist || !one_syscalls->denied.empty()))
     CHECK(merged_syscalls->default_action.value.strictness() >= one_syscalls->default_action.value.strictness());
   for (auto direction : {&NetworkIR::outbound, &NetworkIR::bind}) {
     const auto& m = merged.network.*direction;

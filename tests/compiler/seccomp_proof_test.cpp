@@ -153,7 +153,7 @@ void prove(const SyscallIR& ir, const Target& target, const std::vector<const Se
 // The kernel caches "allow" for a call whose every filter allows it looking
 // at nothing but the number and architecture (kernel/seccomp.c).
 void check_cacheable(const SyscallIR& ir, const Target& target, const std::vector<const SeccompProgram*>& programs) {
-  if (ir.mode != aasm::plan::FilterMode::kAllowlist) return;
+  if (ir.mode != SyscallIR::Mode::kAllowlist) return;
   std::set<std::string> with_arguments;
   for (const SyscallRuleIR& rule : ir.rules) with_arguments.insert(rule.syscall);
   for (const auto& [name, entry] : ir.allowed) {
