@@ -7,6 +7,7 @@
 
 #include "backend/landlock_lowering.h"
 #include "backend/seccomp_lowering.h"
+#include "backend/socket_rules.h"
 #include "kernel/capabilities.h"
 
 namespace aasmc {
@@ -37,11 +38,8 @@ void add_meta(const PolicyIR& ir, Plan& plan) {
     meta.emplace_back(prefix + std::string("tier"), tier_name(source.tier));
   }
   // What enforces network.outbound beyond Landlock's TCP rights (docs/landlock.md).
-  if (const auto& out = ir.network.outbound; out && (out->none || out->tcp_ports))
-    meta.emplace_back("lowering.network_outbound",
-                      std::string("landlock connect_tcp") + (out->none ? " (no port)" : " (listed ports)") +
-                          "; seccomp rules for what Landlock does not see: socket families, non-TCP inet sockets" +
-                          (!out->none && out->udp ? " but datagrams" : "") + ", TCP Fast Open (docs/seccomp.md)");
+  if (std::optional<std::string> lowering = network_outbound_lowering(ir.network))
+    meta.emplace_back("lowering.network_outbound", std::move(*lowering));
   // The safe defaults the filter carries, for `aasmc show` (docs/seccomp.md).
   if (ir.syscalls)
     for (const SafeDefaultIR& d : ir.syscalls->safe_defaults) {
@@ -100,7 +98,10 @@ std::optional<aasm::plan::ProcessSettings> lower_process(const PolicyIR& ir) {
 
 }  // namespace
 
-llvm::Expected<Plan> build_plan(const PolicyIR& ir) {
+llvm::Expected<Plan> build_plan(const PolicyIR& policy) {
+  llvm::Expected<PolicyIR> lowered = with_socket_rules(policy);
+  if (!lowered) return lowered.takeError();
+  const PolicyIR& ir = *lowered;
   Plan plan;
   add_meta(ir, plan);
   plan.landlock = lower_landlock(ir);

@@ -57,7 +57,6 @@ std::optional<PolicyIR> build_ir(const std::vector<PolicyDocument>& documents, c
   PolicyIR ir = merge_cascade(documents, diags);
   ir.targets = targets;
   ir.syscalls = resolve_syscalls(documents, ir.capabilities_denied, ir.isolation.linux_capabilities, targets, diags);
-  add_socket_rules(ir, targets, diags);
   if (diags.error_count() != errors_before) return std::nullopt;
   // With earlier errors, a node may be missing because it was refused.
   if (errors_before == 0 && requests_nothing(ir)) {

@@ -168,12 +168,7 @@ void add_group_rules(SyscallIR& ir, const std::vector<std::pair<const SyscallGro
     }
 }
 
-// The rule's condition in normal form for every target that has the call;
-// on failure, the error and the target it failed for.
-struct NormalizeFailure {
-  ConditionError error;
-  const Target* target;
-};
+}  // namespace
 
 std::optional<NormalizeFailure> normalize_rule(SyscallRuleIR& rule, const std::vector<Target>& targets) {
   for (const Target& target : targets) {
@@ -189,6 +184,8 @@ std::optional<NormalizeFailure> normalize_rule(SyscallRuleIR& rule, const std::v
   }
   return std::nullopt;
 }
+
+namespace {
 
 // Each rule's condition in normal form for every target; errors point into
 // the `when:` string (a quoted YAML scalar starts one byte after its quote).
@@ -279,7 +276,8 @@ void conditional_allows(SyscallIR& ir, const std::vector<DocumentPermissions>& p
   }
 }
 
-// No syscalls node: a denylist of nothing, to carry rules the compiler adds.
+}  // namespace
+
 SyscallIR& syscalls_or_empty_denylist(PolicyIR& ir) {
   if (!ir.syscalls) {
     ir.syscalls.emplace();
@@ -288,6 +286,8 @@ SyscallIR& syscalls_or_empty_denylist(PolicyIR& ir) {
   }
   return *ir.syscalls;
 }
+
+namespace {
 
 // The safe defaults every plan carries (policy.md), as deny sets of the
 // group table refused with an errno: EPERM, what the kernel itself answers
@@ -475,111 +475,6 @@ std::optional<SyscallIR> resolve_syscalls(const std::vector<PolicyDocument>& doc
           ir.allowed.emplace(member.syscall.str(), SyscallEntryIR{SyscallEntryIR::Origin::kStartup, {}});
   }
   return ir;
-}
-
-namespace {
-
-struct SocketRule {
-  const char* syscall;
-  std::string when;
-  int errno_value = EACCES;  // what Landlock answers, unless said otherwise
-};
-
-// Each rule answers its errno. `fallback` rules go to the programs the
-// launcher installs only where a Landlock control with a seccomp fallback
-// degrades.
-void add_errno_rules(PolicyIR& ir, const std::vector<SocketRule>& rules, const SourceRef& from, bool fallback,
-                     const std::vector<Target>& targets, Diagnostics& diags) {
-  if (rules.empty()) return;
-  SyscallIR& syscalls = syscalls_or_empty_denylist(ir);
-  const size_t first = syscalls.rules.size();
-  for (const SocketRule& rule : rules) {
-    ConditionError error;
-    std::optional<ConditionExpr> when = parse_condition(rule.when, error);
-    assert(when && "the socket rules parse");
-    syscalls.rules.push_back({rule.syscall, Located<std::string>{rule.when, from}, std::move(when),
-                              Action{Action::Kind::kErrno, rule.errno_value}, from, {}, {}, fallback});
-  }
-  normalize_rules(std::span(syscalls.rules).subspan(first), targets, diags);
-}
-
-// Landlock covers TCP connect() and bind() only. A policy that constrains
-// outbound TCP must also stop what Landlock does not see:
-// - socket families: only AF_UNIX, AF_INET and AF_INET6, and no inet family
-//   at all under outbound and bind `none` (nothing inet is left to do);
-// - inet sockets other than TCP: datagram (unless `udp` is listed), raw, and
-//   every stream protocol but TCP (SCTP, MPTCP, SMC: Landlock's hooks check
-//   sk_is_tcp() and let them pass);
-// - TCP Fast Open: sendto/sendmsg/sendmmsg with MSG_FASTOPEN open the
-//   connection in tcp_sendmsg_fastopen() without the connect hook;
-//   TCP_FASTOPEN_CONNECT defers the SYN to the first write (connect() is still
-//   checked, refused for defence in depth) and TCP_REPAIR makes connect() skip
-//   the handshake (CAP_NET_ADMIN only; refused all the same).
-std::vector<SocketRule> outbound_rules(const NetworkIR& network) {
-  const NetworkRuleIR& outbound = *network.outbound;
-  const bool udp = !outbound.none && outbound.udp.has_value();
-  const bool no_inet = outbound.none && network.bind && network.bind->none;
-  // libseccomp compares an argument once per rule, so "not in {...}" is
-  // written as the values around the allowed ones (a negative int is a
-  // large unsigned 32-bit value).
-  std::vector<SocketRule> rules = {
-      {"socket", "domain == AF_UNSPEC || domain in {3, 4, 5, 6, 7, 8, 9} || domain > AF_INET6"},
-      {"socketpair", "domain != AF_UNIX"},
-      {"sendto", "flags & MSG_FASTOPEN"},
-      {"sendmsg", "flags & MSG_FASTOPEN"},
-      {"sendmmsg", "flags & MSG_FASTOPEN"},
-      {"setsockopt", "level == IPPROTO_TCP && optname in {TCP_FASTOPEN_CONNECT, TCP_REPAIR}"},
-  };
-  // EAFNOSUPPORT, what a kernel without the family answers: final for curl
-  // and wget, which retry an EACCES (wget twenty times, for minutes).
-  if (no_inet)
-    rules.push_back({"socket", "domain in {AF_INET, AF_INET6}", EAFNOSUPPORT});
-  else if (udp)  // every type the kernel defines but stream and datagram
-    rules.push_back({"socket", "domain in {AF_INET, AF_INET6} && ((type & 15) == SOCK_RAW || (type & 15) == SOCK_RDM || "
-                               "(type & 15) == SOCK_SEQPACKET || (type & 15) == SOCK_DCCP || (type & 15) == SOCK_PACKET)"});
-  else
-    rules.push_back({"socket", "domain in {AF_INET, AF_INET6} && (type & 15) != SOCK_STREAM"});
-  if (!no_inet)  // a stream of any protocol but TCP (0 is TCP's default)
-    rules.push_back({"socket", "domain in {AF_INET, AF_INET6} && (type & 15) == SOCK_STREAM && "
-                               "(protocol in {1, 2, 3, 4, 5} || protocol > IPPROTO_TCP)"});
-  return rules;
-}
-
-// `(type & 15) == A || (type & 15) == B ...`: the condition language has no set
-// test on a masked value.
-std::string any_masked_type(std::initializer_list<int> types) {
-  std::string out;
-  for (int type : types) out += (out.empty() ? "" : " || ") + std::string("(type & 15) == ") + std::to_string(type);
-  return out;
-}
-
-// ipc.unix_sockets `deny` without Landlock's RESOLVE_UNIX: no unix socket
-// can be created, so none can connect or send to a path. socketpair()
-// stays for stream and seqpacket pairs (libuv, Python and shells use them):
-// a stream socket refuses a destination address (unix_stream_sendmsg:
-// EISCONN/EOPNOTSUPP) and seqpacket ignores it, while a datagram socket
-// honours one even when connected (unix_dgram_sendmsg), so a datagram pair
-// (SOCK_RAW is a datagram socket for AF_UNIX) could still reach /dev/log or
-// any datagram socket by path. Every type but stream and seqpacket is refused.
-std::vector<SocketRule> unix_socket_rules() {
-  return {{"socket", "domain == AF_UNIX"},
-          {"socketpair", "domain == AF_UNIX && (" + any_masked_type({0, 2, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}) + ")"}};
-}
-
-}  // namespace
-
-void add_socket_rules(PolicyIR& ir, const std::vector<Target>& targets, Diagnostics& diags) {
-  const std::optional<NetworkRuleIR>& outbound = ir.network.outbound;
-  if (outbound && (outbound->none || outbound->tcp_ports))
-    add_errno_rules(ir, outbound_rules(ir.network), outbound->from, false, targets, diags);
-  const std::optional<UnixSocketsIR>& sockets = ir.ipc.unix_sockets;
-  if (!sockets || sockets->unrestricted()) return;
-  // An allow-list needs Landlock's RESOLVE_UNIX; where the host lacks it and
-  // ipc may degrade, these rules stand in (stricter); without degraded the
-  // launch is refused, so no fallback is needed.
-  const bool fallback = !sockets->deny;
-  if (fallback && !ir.degraded_allowed(Domain::kIpc)) return;
-  add_errno_rules(ir, unix_socket_rules(), sockets->from, fallback, targets, diags);
 }
 
 void add_safe_defaults(PolicyIR& ir, const std::vector<PolicyDocument>& documents, const std::vector<Target>& targets,

@@ -21,11 +21,17 @@ std::optional<SyscallIR> resolve_syscalls(const std::vector<PolicyDocument>& doc
                                           const std::optional<std::map<std::string, SourceRef>>& kept_capabilities,
                                           const std::vector<Target>& targets, Diagnostics& diags);
 
-// The seccomp side of network.outbound (rules for what Landlock's TCP
-// controls do not cover) and of ipc.unix_sockets (refusing unix socket
-// creation where Landlock cannot scope it). Creates a denylist when the
-// policy has no syscalls node.
-void add_socket_rules(PolicyIR& ir, const std::vector<Target>& targets, Diagnostics& diags);
+// The rule's condition in normal form for every target that has the call;
+// on failure, the error and the target it failed for.
+struct NormalizeFailure {
+  ConditionError error;
+  const Target* target;
+};
+std::optional<NormalizeFailure> normalize_rule(SyscallRuleIR& rule, const std::vector<Target>& targets);
+
+// The IR's syscalls; without a syscalls node, a denylist of nothing, to
+// carry the rules the compiler adds.
+SyscallIR& syscalls_or_empty_denylist(PolicyIR& ir);
 
 // The safe defaults every plan carries (policy.md "Safe defaults every plan
 // carries", the table kSafeDefaults in resolve_syscalls.cpp): deny sets of
