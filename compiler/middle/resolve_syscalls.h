@@ -1,24 +1,23 @@
-// Syscall names: groups expanded, names checked on every target, the
-// cascade's allow-lists intersected, deny-lists united, rules kept.
+// The merged syscalls (merge.h) resolved per target into the IR's filter:
+// the capability denials, the deny sets' argument rules, every condition in
+// libseccomp's normal form, the allow rules' meet and the start-up set; then
+// the safe defaults every plan carries.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <vector>
 
-#include "frontend/ast.h"
 #include "middle/ir.h"
+#include "middle/merge.h"
 #include "support/diagnostics.h"
 
 namespace aasmc {
 
-// The answer of a denied call where no document writes `syscalls.default`.
-Action unwritten_default_action();
-
-// `kept_capabilities`: isolation.linux_capabilities of the merge (absent:
-// none kept), which decides where the uid/gid calls belong (GroupMember::capability).
-std::optional<SyscallIR> resolve_syscalls(const std::vector<PolicyDocument>& documents,
+// `capabilities_denied`: capabilities.deny of the merge (syscall and
+// process_creation act here). nullopt when nothing asks for a filter.
+std::optional<SyscallIR> resolve_syscalls(const std::optional<MergedSyscalls>& merged,
                                           const std::map<Domain, SourceRef>& capabilities_denied,
-                                          const std::optional<std::map<std::string, SourceRef>>& kept_capabilities,
                                           const std::vector<Target>& targets, Diagnostics& diags);
 
 // The rule's condition in normal form for every target that has the call;
@@ -39,7 +38,8 @@ SyscallIR& syscalls_or_empty_denylist(PolicyIR& ir);
 // the policy writes an `allow` rule for the call (or, for the sets where a
 // name says so, such as @namespaces, names it in an allow list). Creates a
 // denylist when the policy has no syscalls node, so every plan has a filter.
-void add_safe_defaults(PolicyIR& ir, const std::vector<PolicyDocument>& documents, const std::vector<Target>& targets,
+// `merged` gives the policy's opt-ins.
+void add_safe_defaults(PolicyIR& ir, const std::optional<MergedSyscalls>& merged, const std::vector<Target>& targets,
                        Diagnostics& diags);
 
 }  // namespace aasmc
