@@ -43,7 +43,7 @@ Status check_plan_shape(Preparation& p, const Inputs&) {
   return Ok{};
 }
 
-// Signals are scoped on every launch (policy.md, "Safe defaults"): by
+// Signals are scoped on every launch (docs/policy-language.md, spec.ipc): by
 // Landlock from ABI 6; below it, by a new PID namespace, in which the
 // supervisor, the janitor and the host's processes have no pid the command
 // could name. Moves the scope from the ruleset to the plan's namespaces and

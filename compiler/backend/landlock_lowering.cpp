@@ -26,6 +26,16 @@ uint64_t landlock_rights_for_execute() { return fs::kExecute; }
 namespace {
 
 using aasm::plan::ControlDomain;
+
+aasm::plan::PathBase plan_base(PathBase base) {
+  switch (base) {
+    case PathBase::kAbsolute: return aasm::plan::PathBase::kAbsolute;
+    case PathBase::kCwd: return aasm::plan::PathBase::kCwd;
+    case PathBase::kHome: return aasm::plan::PathBase::kHome;
+  }
+  return aasm::plan::PathBase::kAbsolute;
+}
+
 using aasm::plan::LandlockControl;
 
 class RulesetBuilder {
@@ -75,7 +85,7 @@ class RulesetBuilder {
       aasm::plan::LandlockRule& rule = rules_[g.path];
       const bool fresh = rule.access == 0;
       rule.access |= rights;
-      rule.base = g.path.base;
+      rule.base = plan_base(g.path.base);
       rule.path = g.path.rest;
       // Optional only if optional under every verb that names it.
       const uint16_t flag = g.optional || all_optional ? aasm::plan::kRuleOptional : 0;
@@ -84,12 +94,12 @@ class RulesetBuilder {
   }
 
   // TCP connect or bind, by port. `hosts` lists cannot be enforced by the
-  // kernel (negotiate.cpp refuses them unless degraded is permitted); with
+  // kernel (check_lowerable.cpp refuses them unless degraded is permitted); with
   // only hosts there is no port restriction to lower.
   void network(ControlDomain domain, Domain policy_domain, const std::optional<NetworkRuleIR>& rule, uint64_t right) {
     if (!rule) return;
     if (!rule->none && !rule->tcp_ports) {
-      // Only host names: negotiate.cpp refused the compile unless the domain
+      // Only host names: check_lowerable.cpp refused the compile unless the domain
       // may degrade; the plan records the control as not enforceable.
       if (rule->hosts && ir_.degraded_allowed(policy_domain))
         ruleset_.controls.push_back(

@@ -7,12 +7,21 @@
 
 #include "backend/landlock_lowering.h"
 #include "backend/seccomp_lowering.h"
+#include "backend/socket_rules.h"
 #include "kernel/capabilities.h"
 
 namespace aasmc {
 namespace {
 
 using aasm::plan::Plan;
+
+aasm::plan::SyscallOrigin plan_origin(SyscallEntryIR::Origin origin) {
+  switch (origin) {
+    case SyscallEntryIR::Origin::kPolicy: return aasm::plan::SyscallOrigin::kPolicy;
+    case SyscallEntryIR::Origin::kStartup: return aasm::plan::SyscallOrigin::kStartup;
+  }
+  return aasm::plan::SyscallOrigin::kPolicy;
+}
 
 void add_meta(const PolicyIR& ir, Plan& plan) {
   auto& meta = plan.meta;
@@ -29,11 +38,8 @@ void add_meta(const PolicyIR& ir, Plan& plan) {
     meta.emplace_back(prefix + std::string("tier"), tier_name(source.tier));
   }
   // What enforces network.outbound beyond Landlock's TCP rights (docs/landlock.md).
-  if (const auto& out = ir.network.outbound; out && (out->none || out->tcp_ports))
-    meta.emplace_back("lowering.network_outbound",
-                      std::string("landlock connect_tcp") + (out->none ? " (no port)" : " (listed ports)") +
-                          "; seccomp rules for what Landlock does not see: socket families, non-TCP inet sockets" +
-                          (!out->none && out->udp ? " but datagrams" : "") + ", TCP Fast Open (docs/seccomp.md)");
+  if (std::optional<std::string> lowering = network_outbound_lowering(ir.network))
+    meta.emplace_back("lowering.network_outbound", std::move(*lowering));
   // The safe defaults the filter carries, for `aasmc show` (docs/seccomp.md).
   if (ir.syscalls)
     for (const SafeDefaultIR& d : ir.syscalls->safe_defaults) {
@@ -92,7 +98,10 @@ std::optional<aasm::plan::ProcessSettings> lower_process(const PolicyIR& ir) {
 
 }  // namespace
 
-llvm::Expected<Plan> build_plan(const PolicyIR& ir) {
+llvm::Expected<Plan> build_plan(const PolicyIR& policy) {
+  llvm::Expected<PolicyIR> lowered = with_socket_rules(policy);
+  if (!lowered) return lowered.takeError();
+  const PolicyIR& ir = *lowered;
   Plan plan;
   add_meta(ir, plan);
   plan.landlock = lower_landlock(ir);
@@ -109,8 +118,8 @@ llvm::Expected<Plan> build_plan(const PolicyIR& ir) {
     // The manifest lists what the filter names: allowed calls with their
     // origin, and in a denylist the denied ones.
     for (const auto& [name, entry] : ir.syscalls->allowed)
-      plan.syscalls.push_back({name, entry.origin, seccomp_return_value({Action::Kind::kAllow, 0})});
-    if (ir.syscalls->mode == aasm::plan::FilterMode::kDenylist)
+      plan.syscalls.push_back({name, plan_origin(entry.origin), seccomp_return_value({Action::Kind::kAllow, 0})});
+    if (ir.syscalls->mode == SyscallIR::Mode::kDenylist)
       for (const auto& [name, from] : ir.syscalls->denied)
         plan.syscalls.push_back({name, aasm::plan::SyscallOrigin::kPolicy, seccomp_return_value(ir.syscalls->default_action.value)});
   }

@@ -203,7 +203,7 @@ llvm::Expected<aasm::plan::SeccompProgram> lower_rule_program(const std::vector<
 // The allowlist or denylist itself, with the safe defaults, behind the
 // prologue that answers unknown numbers.
 llvm::Expected<aasm::plan::SeccompProgram> lower_main_program(const SyscallIR& ir, const Target& target) {
-  const bool allowlist = ir.mode == aasm::plan::FilterMode::kAllowlist;
+  const bool allowlist = ir.mode == SyscallIR::Mode::kAllowlist;
   const uint32_t default_action = allowlist ? scmp_action(ir.default_action.value) : SCMP_ACT_ALLOW;
   auto filter = Filter::create(target, default_action);
   if (!filter) return filter.takeError();
@@ -231,7 +231,8 @@ llvm::Expected<aasm::plan::SeccompProgram> lower_main_program(const SyscallIR& i
   if (!instructions) return instructions.takeError();
   auto spliced = with_prologue(*instructions, target);
   if (!spliced) return spliced.takeError();
-  return aasm::plan::SeccompProgram{target.audit_arch, ir.mode,
+  return aasm::plan::SeccompProgram{target.audit_arch,
+                                    allowlist ? aasm::plan::FilterMode::kAllowlist : aasm::plan::FilterMode::kDenylist,
                                     allowlist ? encode(ir.default_action.value) : SECCOMP_RET_ALLOW,
                                     std::move(*spliced)};
 }

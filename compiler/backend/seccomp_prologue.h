@@ -10,8 +10,8 @@
 
 #include <vector>
 
-#include "middle/targets.h"
 #include "plan/plan.h"
+#include "tables/targets.h"
 
 namespace aasmc {
 

@@ -8,15 +8,16 @@
 #include <string>
 #include <vector>
 
-#include "backend/negotiate.h"
+#include "backend/check_lowerable.h"
 #include "backend/plan_builder.h"
+#include "backend/socket_rules.h"
 #include "driver/show.h"
 #include "frontend/parse_policy.h"
 #include "middle/build_ir.h"
-#include "middle/syscall_groups.h"
 #include "plan/plan.h"
 #include "support/diagnostic_formats.h"
 #include "support/diagnostics.h"
+#include "tables/syscall_groups.h"
 
 namespace {
 
@@ -63,6 +64,17 @@ int take_format_option(const std::vector<std::string>& args, size_t& i, aasmc::D
   if (!parsed) return usage_error("unknown diagnostics format '" + value + "' (text, json, sarif)");
   format = *parsed;
   return kExitOk;
+}
+
+// The IR as the backend lowers it, socket rules included: what explain and
+// --print-ir print.
+std::optional<aasmc::PolicyIR> as_lowered(const aasmc::PolicyIR& ir, aasmc::Diagnostics& diags) {
+  llvm::Expected<aasmc::PolicyIR> lowered = aasmc::with_socket_rules(ir);
+  if (!lowered) {
+    diags.global_error(llvm::toString(lowered.takeError()), aasmc::diag::kLowering);
+    return std::nullopt;
+  }
+  return std::move(*lowered);
 }
 
 // Writes every diagnostic of the run to stderr once, when the command
@@ -134,7 +146,11 @@ int compile(const std::vector<std::string>& args) {
   // The later passes run even after front-end errors, to report every error.
   auto ir = aasmc::build_ir(documents, options.targets, diags);
   if (!ir || diags.error_count() > 0) return kExitPolicyError;
-  if (options.print_ir) llvm::outs() << aasmc::print_ir(*ir);
+  if (options.print_ir) {
+    const std::optional<aasmc::PolicyIR> lowered = as_lowered(*ir, diags);
+    if (!lowered) return kExitPolicyError;
+    llvm::outs() << aasmc::print_ir(*lowered);
+  }
   if (!aasmc::check_lowerable(*ir, diags)) return kExitPolicyError;
   auto plan = aasmc::build_plan(*ir);
   if (!plan) {
@@ -183,7 +199,9 @@ int explain(const std::vector<std::string>& args) {
   for (const std::string& input : inputs) aasmc::load_policy_file(input, diags, documents);
   auto ir = aasmc::build_ir(documents, targets, diags);
   if (!ir || diags.error_count() > 0) return kExitPolicyError;
-  llvm::outs() << aasmc::explain_ir(*ir, sources);
+  const std::optional<aasmc::PolicyIR> lowered = as_lowered(*ir, diags);
+  if (!lowered) return kExitPolicyError;
+  llvm::outs() << aasmc::explain_ir(*lowered, sources);
   return kExitOk;
 }
 

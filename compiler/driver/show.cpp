@@ -7,8 +7,8 @@
 #include "bpf/interpreter.h"
 #include "kernel/landlock_uapi.h"
 #include "supervisor/path_binding.h"  // rule_template
-#include "support/errno_names.h"
 #include "kernel/capabilities.h"
+#include "tables/errno_names.h"
 
 namespace aasmc {
 

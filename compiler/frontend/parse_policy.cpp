@@ -6,8 +6,8 @@
 #include <algorithm>
 
 #include "frontend/quantity.h"
-#include "support/errno_names.h"
 #include "kernel/capabilities.h"
+#include "tables/errno_names.h"
 
 namespace aasmc {
 namespace {

@@ -1,8 +1,8 @@
 #include "frontend/paths.h"
 
-namespace aasmc {
+#include "plan/format.h"  // kMaxPathBytes: what a plan can carry
 
-using aasm::plan::PathBase;
+namespace aasmc {
 
 std::string PathTemplate::text() const {
   switch (base) {

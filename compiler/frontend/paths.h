@@ -6,12 +6,14 @@
 #include <string>
 #include <string_view>
 
-#include "plan/plan.h"
-
 namespace aasmc {
 
+// Where a path starts. Paths sort by it first, in this order, and so do a
+// plan's Landlock rules (the backend maps it to plan::PathBase).
+enum class PathBase { kAbsolute, kCwd, kHome };
+
 struct PathTemplate {
-  aasm::plan::PathBase base = aasm::plan::PathBase::kAbsolute;
+  PathBase base = PathBase::kAbsolute;
   std::string rest;  // absolute path, or the suffix after the variable ("" or "/x")
 
   std::string text() const;  // as written in a policy

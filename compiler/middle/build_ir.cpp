@@ -54,10 +54,9 @@ std::optional<PolicyIR> build_ir(const std::vector<PolicyDocument>& documents, c
     return std::nullopt;
   }
   const unsigned errors_before = diags.error_count();
-  PolicyIR ir = merge_cascade(documents, diags);
-  ir.targets = targets;
-  ir.syscalls = resolve_syscalls(documents, ir.capabilities_denied, ir.isolation.linux_capabilities, targets, diags);
-  add_socket_rules(ir, targets, diags);
+  MergedPolicy merged = merge_cascade(documents, targets, diags);
+  PolicyIR ir = std::move(merged.ir);
+  ir.syscalls = resolve_syscalls(merged.syscalls, ir.capabilities_denied, targets, diags);
   if (diags.error_count() != errors_before) return std::nullopt;
   // With earlier errors, a node may be missing because it was refused.
   if (errors_before == 0 && requests_nothing(ir)) {
@@ -68,7 +67,7 @@ std::optional<PolicyIR> build_ir(const std::vector<PolicyDocument>& documents, c
   }
   if (errors_before == 0) warn_unconstrained_verbs(ir, documents, diags);
   // After the check above: the defaults are no request of the policy's.
-  add_safe_defaults(ir, documents, targets, diags);
+  add_safe_defaults(ir, merged.syscalls, targets, diags);
   if (diags.error_count() != errors_before) return std::nullopt;
   return ir;
 }

@@ -1,5 +1,6 @@
-// The middle of the compiler: merge the cascade, resolve syscall names per
-// target, add the start-up set, and check that something is requested.
+// The middle of the compiler: merge the cascade (syscalls included), resolve
+// the merged syscalls per target, check that something is requested, and add
+// the safe defaults every plan carries.
 #pragma once
 
 #include <optional>

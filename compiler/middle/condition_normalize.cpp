@@ -1,29 +1,17 @@
 #include "middle/condition_normalize.h"
 
-#include <llvm/Support/Format.h>
-#include <llvm/Support/raw_ostream.h>
-
 #include <algorithm>
 #include <bit>
 #include <functional>
 #include <tuple>
 
-#include "middle/constants.h"
-#include "middle/syscall_signatures.h"
-#include "support/diagnostics.h"
+#include "tables/syscall_signatures.h"
 
 namespace aasmc {
 namespace {
 
 using Op = ArgComparison::Op;
 constexpr uint64_t kAll = ~uint64_t(0);
-
-std::string hex(uint64_t v) {
-  std::string out;
-  llvm::raw_string_ostream os(out);
-  os << llvm::format_hex(v, 0);
-  return out;
-}
 
 // Internally an equality is kMaskedEq with mask ~0 (and an inequality
 // kMaskedNe with mask ~0), so one set of rules covers both; ordering
@@ -151,33 +139,10 @@ bool implies(const ArgComparison& b, const ArgComparison& a) {
   return both.kind == Combined::kOne && both.c == b;
 }
 
-// ---------------------------------------------------------------------------
-// Operands, values
-
-struct Operand {
-  unsigned index = 0;
-  unsigned bits = 64;
-  bool is_signed = false;
-  std::string label;  // for messages
-  uint64_t width_mask() const { return bits == 64 ? kAll : (uint64_t(1) << bits) - 1; }
-};
-
-struct Value {
-  uint64_t value = 0;
-  size_t offset = 0;
-  bool negative = false;  // came from a negative named constant
-};
-
-std::string join(const std::vector<llvm::StringRef>& names) {
-  std::string out;
-  for (size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + names[i].str();
-  return out;
-}
-
 class Normalizer {
  public:
   Normalizer(llvm::StringRef syscall, const Target& target, ConditionError& error)
-      : syscall_(syscall), target_(target), error_(error), signature_(find_signature(syscall, target)) {}
+      : syscall_(syscall), target_(target), error_(error) {}
 
   // ---- NNF tree
   struct Node {
@@ -190,10 +155,8 @@ class Normalizer {
   using Conj = std::vector<Cmp>;
   using Dnf = std::vector<Conj>;
 
-  std::optional<NormalizedCondition> run(const ConditionExpr& expr) {
-    auto tree = convert(expr, false);
-    if (!tree) return std::nullopt;
-    auto dnf = to_dnf(*tree);
+  std::optional<NormalizedCondition> run(const ResolvedCondition& condition) {
+    auto dnf = to_dnf(convert(condition, false));
     if (!dnf) return std::nullopt;
     return finish(std::move(*dnf));
   }
@@ -219,102 +182,7 @@ class Normalizer {
   }
 
  private:
-  std::optional<Operand> operand(const ConditionTest& test) {
-    const std::string& name = test.operand;
-    const size_t at = test.operand_offset;
-    Operand out;
-    std::optional<unsigned> index;
-    if (name.size() == 4 && name.compare(0, 3, "arg") == 0 && name[3] >= '0' && name[3] <= '5') index = unsigned(name[3] - '0');
-    if (!signature_) {
-      if (!index) {
-        fail(at, "unknown operand '" + name + "': aasmc knows no argument names for " + syscall_.str() +
-                     "; use arg0..arg5");
-        return std::nullopt;
-      }
-      out.index = *index;
-      out.label = name;
-      return out;
-    }
-    if (!index) {
-      for (unsigned i = 0; i < signature_->count; ++i) {
-        const ArgSpec& arg = signature_->args[i];
-        if ((arg.name && name == arg.name) || (arg.kernel_name && name == arg.kernel_name)) index = i;
-      }
-      if (!index) {
-        std::vector<llvm::StringRef> names = operand_names(syscall_, target_);
-        std::string message = "unknown operand '" + name + "' for " + syscall_.str();
-        const std::string guess = closest_match(name, names);
-        if (!guess.empty()) message += "; did you mean '" + guess + "'?";
-        std::vector<llvm::StringRef> primary;
-        for (unsigned i = 0; i < signature_->count; ++i)
-          if (signature_->args[i].name) primary.push_back(signature_->args[i].name);
-        message += " (" + syscall_.str() + "'s operands: " + (primary.empty() ? "" : join(primary) + ", ") + "arg0..arg" +
-                   std::to_string(signature_->count - 1) + ")";
-        if (signature_->note) message += std::string("; ") + signature_->note;
-        fail(at, message);
-        return std::nullopt;
-      }
-    } else if (*index >= signature_->count) {
-      fail(at, syscall_.str() + " takes " + std::to_string(signature_->count) + " argument" +
-                   (signature_->count == 1 ? "" : "s") + "; " + name +
-                   " is not one of them (the register holds whatever the caller left there)");
-      return std::nullopt;
-    }
-    const ArgSpec& arg = signature_->args[*index];
-    out.index = *index;
-    out.bits = arg_type_bits(arg.type);
-    out.is_signed = arg_type_signed(arg.type);
-    out.label = name;
-    return out;
-  }
-
-  std::optional<Value> value(const ConditionValue& v) {
-    Value out;
-    out.offset = v.terms.empty() ? 0 : v.terms.front().offset;
-    bool any_negative = false;
-    for (const ConditionTerm& term : v.terms) {
-      if (const uint64_t* number = std::get_if<uint64_t>(&term.value)) {
-        out.value |= *number;
-        continue;
-      }
-      const std::string& name = std::get<std::string>(term.value);
-      const NamedConstant* constant = find_constant(name);
-      if (!constant) {
-        std::string message = "unknown constant '" + name + "'";
-        const std::string guess = closest_match(name, constant_names());
-        if (!guess.empty()) message += "; did you mean '" + guess + "'?";
-        fail(term.offset, message);
-        return std::nullopt;
-      }
-      auto resolved = constant_value(*constant, target_);
-      if (!resolved) {
-        fail(term.offset, "constant '" + name + "' is not defined on " + std::string(target_.name));
-        return std::nullopt;
-      }
-      out.value |= *resolved;
-      any_negative |= constant->negative;
-    }
-    if (any_negative && v.terms.size() > 1) {
-      fail(out.offset, "a negative constant cannot be combined with '|'");
-      return std::nullopt;
-    }
-    out.negative = any_negative;
-    return out;
-  }
-
-  // The value an equality test compares the argument's low `bits` with.
-  std::optional<uint64_t> fit(const Operand& arg, const Value& v, const char* what) {
-    if (arg.bits == 64) return v.value;
-    const uint64_t w = arg.width_mask();
-    if (v.value <= w && !v.negative) return v.value;
-    if (arg.is_signed && v.negative && int64_t(v.value) >= -(int64_t(1) << (arg.bits - 1))) return v.value & w;
-    fail(v.offset, std::string(what) + " " + (v.negative ? std::to_string(int64_t(v.value)) : hex(v.value)) +
-                       " does not fit in " + arg.label + ", which the kernel reads as a " + std::to_string(arg.bits) +
-                       "-bit " + (arg.is_signed ? "signed" : "unsigned") + " integer");
-    return std::nullopt;
-  }
-
-  Node leaf(const Operand& arg, Op op, uint64_t mask, uint64_t value, size_t offset) {
+  Node leaf(const ResolvedArgument& arg, Op op, uint64_t mask, uint64_t value, size_t offset) {
     Node n;
     n.kind = Node::kCmp;
     n.cmp = {canonical({arg.index, op, mask, value}), offset};
@@ -336,47 +204,22 @@ class Normalizer {
   }
 
   // x == v / x != v, honouring the argument's width.
-  std::optional<Node> equality(const Operand& arg, const Value& v, bool equal, size_t at) {
-    auto fitted = fit(arg, v, "value");
-    if (!fitted) return std::nullopt;
-    return leaf(arg, equal ? Op::kMaskedEq : Op::kMaskedNe, arg.width_mask(), *fitted, at);
+  Node equality(const ResolvedArgument& arg, uint64_t value, bool equal, size_t at) {
+    return leaf(arg, equal ? Op::kMaskedEq : Op::kMaskedNe, arg.width_mask(), value, at);
   }
 
   // An ordering comparison. 64-bit arguments keep libseccomp's unsigned
   // 64-bit comparison; narrower ones become masked equalities over the
-  // aligned blocks covering the range (exact in the kernel's type).
-  std::optional<Node> ordering(const Operand& arg, Op op, const Value& v, size_t at) {
+  // aligned blocks covering the range (exact in the kernel's type). `u` is
+  // the value as ResolvedTest encodes it.
+  Node ordering(const ResolvedArgument& arg, Op op, uint64_t u, size_t at) {
     if (arg.bits == 64) {
-      if (v.negative) {
-        fail(v.offset, "ordering comparisons of 64-bit arguments are unsigned; a negative constant has no meaning there");
-        return std::nullopt;
-      }
-      const uint64_t x = v.value;
-      if ((op == Op::kLt && x == 0) || (op == Op::kGt && x == kAll)) return constant(false, at);
-      if ((op == Op::kGe && x == 0) || (op == Op::kLe && x == kAll)) return constant(true, at);
-      return leaf(arg, op, kAll, x, at);
+      if ((op == Op::kLt && u == 0) || (op == Op::kGt && u == kAll)) return constant(false, at);
+      if ((op == Op::kGe && u == 0) || (op == Op::kLe && u == kAll)) return constant(true, at);
+      return leaf(arg, op, kAll, u, at);
     }
     const uint64_t w = arg.width_mask();
     const uint64_t sign = uint64_t(1) << (arg.bits - 1);
-    // Order-preserving encoding of the kernel's value into [0, w].
-    uint64_t u;
-    if (!arg.is_signed) {
-      if (v.negative || v.value > w) {
-        fit(arg, v, "value");
-        return std::nullopt;
-      }
-      u = v.value;
-    } else {
-      const int64_t s = int64_t(v.value);
-      const bool ok = v.negative ? s >= -int64_t(sign) : v.value < sign;
-      if (!ok) {
-        fail(v.offset, "value " + (v.negative ? std::to_string(s) : hex(v.value)) + " is outside the range of " +
-                           arg.label + ", a " + std::to_string(arg.bits) +
-                           "-bit signed integer (ordering compares it as the kernel does, signed)");
-        return std::nullopt;
-      }
-      u = (v.value ^ sign) & w;
-    }
     uint64_t lo = 0, hi = w;
     switch (op) {
       case Op::kLt: if (u == 0) return constant(false, at); hi = u - 1; break;
@@ -401,94 +244,56 @@ class Normalizer {
     return group(Node::kOr, std::move(blocks), at);
   }
 
-  std::optional<Node> test(const ConditionTest& t, bool negate) {
-    auto arg = operand(t);
-    if (!arg) return std::nullopt;
-    const size_t at = t.operand_offset;
+  Node test(const ResolvedTest& t, bool negate) {
+    const ResolvedArgument& arg = t.arg;
+    const size_t at = t.offset;
     using T = ConditionTest::Op;
-    const bool masked = t.op == T::kMaskAny || t.op == T::kMaskEq || t.op == T::kMaskNe;
-    std::optional<Value> mask_value;  // resolved first: it comes first in the text
-    if (masked && !(mask_value = value(t.mask))) return std::nullopt;
-    std::vector<Value> values;
-    for (const ConditionValue& v : t.values) {
-      auto resolved = value(v);
-      if (!resolved) return std::nullopt;
-      values.push_back(*resolved);
-    }
     switch (t.op) {
       case T::kEq:
-      case T::kNe: return equality(*arg, values.at(0), (t.op == T::kEq) != negate, at);
-      case T::kLt: return ordering(*arg, negate ? Op::kGe : Op::kLt, values.at(0), at);
-      case T::kLe: return ordering(*arg, negate ? Op::kGt : Op::kLe, values.at(0), at);
-      case T::kGt: return ordering(*arg, negate ? Op::kLe : Op::kGt, values.at(0), at);
-      case T::kGe: return ordering(*arg, negate ? Op::kLt : Op::kGe, values.at(0), at);
+      case T::kNe: return equality(arg, t.values.at(0), (t.op == T::kEq) != negate, at);
+      case T::kLt: return ordering(arg, negate ? Op::kGe : Op::kLt, t.values.at(0), at);
+      case T::kLe: return ordering(arg, negate ? Op::kGt : Op::kLe, t.values.at(0), at);
+      case T::kGt: return ordering(arg, negate ? Op::kLe : Op::kGt, t.values.at(0), at);
+      case T::kGe: return ordering(arg, negate ? Op::kLt : Op::kGe, t.values.at(0), at);
       case T::kIn: {
         std::vector<Node> members;
-        for (const Value& v : values) {
-          auto one = equality(*arg, v, !negate, at);
-          if (!one) return std::nullopt;
-          members.push_back(std::move(*one));
-        }
+        for (const uint64_t v : t.values) members.push_back(equality(arg, v, !negate, at));
         if (members.size() == 1) return std::move(members.front());
         return group(negate ? Node::kAnd : Node::kOr, std::move(members), at);
       }
-      case T::kMaskAny:
-      case T::kMaskEq:
-      case T::kMaskNe: break;
-    }
-    const uint64_t mask = mask_value->value;
-    if (mask_value->negative) {
-      fail(mask_value->offset, "a mask must not be a negative constant");
-      return std::nullopt;
-    }
-    if (mask == 0) {
-      fail(mask_value->offset, "the mask is 0, so the test can never be true");
-      return std::nullopt;
-    }
-    if (mask & ~arg->width_mask()) {
-      fail(mask_value->offset, "mask " + hex(mask) + " has bits above the low " + std::to_string(arg->bits) +
-                                   " bits of " + arg->label + ", which the kernel ignores");
-      return std::nullopt;
-    }
-    if (t.op == T::kMaskAny) {
-      if (negate) return leaf(*arg, Op::kMaskedEq, mask, 0, at);
-      // A non-zero test of a multi-bit mask: any of its bits.
-      std::vector<Node> bits;
-      for (uint64_t rest = mask; rest; rest &= rest - 1) {
-        const uint64_t bit = rest & (~rest + 1);
-        bits.push_back(leaf(*arg, Op::kMaskedEq, bit, bit, at));
+      case T::kMaskAny: {
+        if (negate) return leaf(arg, Op::kMaskedEq, t.mask, 0, at);
+        // A non-zero test of a multi-bit mask: any of its bits.
+        std::vector<Node> bits;
+        for (uint64_t rest = t.mask; rest; rest &= rest - 1) {
+          const uint64_t bit = rest & (~rest + 1);
+          bits.push_back(leaf(arg, Op::kMaskedEq, bit, bit, at));
+        }
+        if (bits.size() == 1) return std::move(bits.front());
+        return group(Node::kOr, std::move(bits), at);
       }
-      if (bits.size() == 1) return std::move(bits.front());
-      return group(Node::kOr, std::move(bits), at);
+      case T::kMaskEq:
+      case T::kMaskNe: {
+        const bool equal = (t.op == T::kMaskEq) != negate;
+        return leaf(arg, equal ? Op::kMaskedEq : Op::kMaskedNe, t.mask, t.values.at(0), at);
+      }
     }
-    const Value& v = values.at(0);
-    if (v.negative || (v.value & ~mask)) {
-      fail(v.offset, "value " + hex(v.value) + " has bits outside the mask " + hex(mask) + ", so `" + arg->label +
-                         " & " + hex(mask) + "` can never equal it");
-      return std::nullopt;
-    }
-    const bool equal = (t.op == T::kMaskEq) != negate;
-    return leaf(*arg, equal ? Op::kMaskedEq : Op::kMaskedNe, mask, v.value, at);
+    return constant(false, at);
   }
 
-  std::optional<Node> convert(const ConditionExpr& e, bool negate) {
+  // Negations pushed to the tests (De Morgan), as Kafel's expr_eliminate_negation.
+  Node convert(const ResolvedCondition& e, bool negate) {
     switch (e.kind) {
       case ConditionExpr::Kind::kTest: return test(e.test, negate);
       case ConditionExpr::Kind::kNot: return convert(e.children.at(0), !negate);
       case ConditionExpr::Kind::kAnd:
-      case ConditionExpr::Kind::kOr: {
-        const bool is_and = (e.kind == ConditionExpr::Kind::kAnd) != negate;
-        std::vector<Node> children;
-        for (const ConditionExpr& child : e.children) {
-          auto c = convert(child, negate);
-          if (!c) return std::nullopt;
-          children.push_back(std::move(*c));
-        }
-        const size_t offset = children.front().offset;
-        return group(is_and ? Node::kAnd : Node::kOr, std::move(children), offset);
-      }
+      case ConditionExpr::Kind::kOr: break;
     }
-    return std::nullopt;
+    const bool is_and = (e.kind == ConditionExpr::Kind::kAnd) != negate;
+    std::vector<Node> children;
+    for (const ResolvedCondition& child : e.children) children.push_back(convert(child, negate));
+    const size_t offset = children.front().offset;
+    return group(is_and ? Node::kAnd : Node::kOr, std::move(children), offset);
   }
 
   // ---- DNF
@@ -639,7 +444,6 @@ class Normalizer {
   llvm::StringRef syscall_;
   const Target& target_;
   ConditionError& error_;
-  const SyscallSignature* signature_;
   bool failed_ = false;
 };
 
@@ -667,9 +471,9 @@ std::string print_with(const NormalizedCondition& condition, const std::function
         case Op::kGe: op = ">="; break;
       }
       if (c.op == Op::kMaskedEq || c.op == Op::kMaskedNe)
-        out += "(" + arg + " & " + hex(c.mask) + ") " + op + " " + hex(c.value);
+        out += "(" + arg + " & " + condition_hex(c.mask) + ") " + op + " " + condition_hex(c.value);
       else
-        out += arg + " " + op + " " + hex(c.value);
+        out += arg + " " + op + " " + condition_hex(c.value);
     }
     if (paren) out += ")";
   }
@@ -678,9 +482,16 @@ std::string print_with(const NormalizedCondition& condition, const std::function
 
 }  // namespace
 
+std::optional<NormalizedCondition> normalize_condition(const ResolvedCondition& condition, llvm::StringRef syscall,
+                                                       const Target& target, ConditionError& error) {
+  return Normalizer(syscall, target, error).run(condition);
+}
+
 std::optional<NormalizedCondition> normalize_condition(const ConditionExpr& expr, llvm::StringRef syscall,
                                                        const Target& target, ConditionError& error) {
-  return Normalizer(syscall, target, error).run(expr);
+  const std::optional<ResolvedCondition> resolved = resolve_condition(expr, syscall, target, error);
+  if (!resolved) return std::nullopt;
+  return normalize_condition(*resolved, syscall, target, error);
 }
 
 std::optional<NormalizedCondition> compile_condition(std::string_view text, llvm::StringRef syscall,

@@ -1,8 +1,9 @@
-// The semantic half of the `when:` language: resolves a parsed condition
-// (frontend/condition.h) against one syscall on one target and rewrites it
-// into the form libseccomp rules take: a disjunction of conjuncts, each
-// comparing every argument at most once. docs/conditions.md describes the
-// steps and what is refused.
+// The second pass of the `when:` semantics, the normal-form algebra (Kafel's
+// expr_eliminate_negation and what follows it): a condition resolved against
+// one syscall on one target (condition_resolve.h) rewritten into the form
+// libseccomp rules take: a disjunction of conjuncts, each comparing every
+// argument at most once. docs/conditions.md describes the steps and what is
+// refused.
 #pragma once
 
 #include <llvm/ADT/StringRef.h>
@@ -13,7 +14,8 @@
 #include <vector>
 
 #include "frontend/condition.h"
-#include "middle/targets.h"
+#include "middle/condition_resolve.h"
+#include "tables/targets.h"
 
 namespace aasmc {
 
@@ -47,11 +49,16 @@ struct NormalizedCondition {
 // The most conjuncts a normal form may have before the condition is refused.
 inline constexpr size_t kMaxConditionConjuncts = 256;
 
-// Errors carry the offset, inside the condition text, of the token at fault.
+// Errors carry the offset, inside the condition text, of the token at fault:
+// here only a normal form too large, or one comparing an argument twice.
+std::optional<NormalizedCondition> normalize_condition(const ResolvedCondition& condition, llvm::StringRef syscall,
+                                                       const Target& target, ConditionError& error);
+
+// resolve_condition + the above.
 std::optional<NormalizedCondition> normalize_condition(const ConditionExpr& expr, llvm::StringRef syscall,
                                                        const Target& target, ConditionError& error);
 
-// parse_condition + normalize_condition.
+// parse_condition + resolve_condition + normalize_condition.
 std::optional<NormalizedCondition> compile_condition(std::string_view text, llvm::StringRef syscall,
                                                      const Target& target, ConditionError& error);
 

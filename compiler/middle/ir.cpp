@@ -128,11 +128,11 @@ class Printer {
   void syscalls() {
     if (!ir_.syscalls) return;
     const SyscallIR& s = *ir_.syscalls;
-    if (s.mode == aasm::plan::FilterMode::kAllowlist) {
+    if (s.mode == SyscallIR::Mode::kAllowlist) {
       line("syscalls: allowlist, default " + s.default_action.value.text(), s.default_action.from,
            s.default_action.narrowed);
       for (const auto& [name, entry] : s.allowed)
-        line("  allow " + name + (entry.origin == aasm::plan::SyscallOrigin::kStartup ? " (start-up set)" : ""),
+        line("  allow " + name + (entry.origin == SyscallEntryIR::Origin::kStartup ? " (start-up set)" : ""),
              entry.from);
     } else {
       line("syscalls: denylist, denied calls answer " + s.default_action.value.text(), s.default_action.from,

@@ -15,8 +15,7 @@
 #include "crypto/sha256.h"
 #include "frontend/ast.h"
 #include "middle/condition_normalize.h"
-#include "middle/targets.h"
-#include "plan/plan.h"
+#include "tables/targets.h"
 
 namespace aasmc {
 
@@ -102,12 +101,13 @@ struct SyscallRuleIR {
   std::map<std::string, NormalizedCondition> normalized;
   std::string safe_default;  // the deny set of a safe default this rule carries; empty for the policy's rules
   // Installed only where a Landlock control with a seccomp fallback
-  // degrades (plan FilterMode::kFallback).
+  // degrades (the plan's fallback programs).
   bool fallback = false;
 };
 
 struct SyscallEntryIR {
-  aasm::plan::SyscallOrigin origin = aasm::plan::SyscallOrigin::kPolicy;
+  enum class Origin { kPolicy, kStartup };  // the start-up set: added to every allowlist
+  Origin origin = Origin::kPolicy;
   SourceRef from;
 };
 
@@ -121,7 +121,8 @@ struct SafeDefaultIR {
 };
 
 struct SyscallIR {
-  aasm::plan::FilterMode mode = aasm::plan::FilterMode::kAllowlist;
+  enum class Mode { kAllowlist, kDenylist };
+  Mode mode = Mode::kAllowlist;
   Effective<Action> default_action;             // allowlist: for calls not allowed
   std::map<std::string, SyscallEntryIR> allowed;  // allowlist mode
   std::map<std::string, SourceRef> denied;        // both modes: always refused

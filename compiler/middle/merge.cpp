@@ -77,19 +77,6 @@ FilesystemIR merge_filesystem(const std::vector<const PolicyDocument*>& docs) {
   return fs;
 }
 
-template <typename K>
-std::map<K, SourceRef> intersect_keys(const std::map<K, SourceRef>& a, const std::map<K, SourceRef>& b) {
-  std::map<K, SourceRef> out;
-  for (const auto& [key, source] : b)
-    if (a.count(key)) out.emplace(key, source);  // the narrower document's entry
-  return out;
-}
-
-template <typename K>
-void meet_keys(std::optional<std::map<K, SourceRef>>& merged, std::map<K, SourceRef> next) {
-  merged = merged ? intersect_keys(*merged, next) : std::move(next);
-}
-
 std::optional<NetworkRuleIR> merge_direction(const std::vector<const PolicyDocument*>& docs,
                                              std::optional<NetworkRule> NetworkNode::*direction) {
   std::optional<NetworkRuleIR> merged;
@@ -290,7 +277,7 @@ void apply_capability_denials(PolicyIR& ir) {
 
 bool UnixSocketsIR::unrestricted() const {
   return !deny && allow && std::any_of(allow->begin(), allow->end(), [](const PathGrant& g) {
-    return g.path.base == aasm::plan::PathBase::kAbsolute && g.path.rest == "/";
+    return g.path.base == PathBase::kAbsolute && g.path.rest == "/";
   });
 }
 
@@ -333,7 +320,7 @@ std::vector<PathTemplate> ancestors(const PathTemplate& path) {
   std::string rest = path.rest;
   while (!rest.empty() && rest != "/") {
     rest.resize(rest.rfind('/'));
-    if (rest.empty() && path.base == aasm::plan::PathBase::kAbsolute) rest = "/";
+    if (rest.empty() && path.base == PathBase::kAbsolute) rest = "/";
     out.push_back({path.base, rest});
   }
   return out;
@@ -383,9 +370,12 @@ std::vector<PathGrant> intersect_paths(const std::vector<PathGrant>& a, const st
   return normalize_paths(std::move(out));
 }
 
-PolicyIR merge_cascade(const std::vector<PolicyDocument>& documents, Diagnostics& diags) {
+MergedPolicy merge_cascade(const std::vector<PolicyDocument>& documents, const std::vector<Target>& targets,
+                           Diagnostics& diags) {
   const auto docs = by_tier(documents);
-  PolicyIR ir;
+  MergedPolicy merged;
+  PolicyIR& ir = merged.ir;
+  ir.targets = targets;
   for (const PolicyDocument& doc : documents)
     ir.sources.push_back({doc.name, doc.tier, doc.file, doc.file_name, doc.file_digest});
   for (const PolicyDocument* doc : docs)
@@ -413,7 +403,8 @@ PolicyIR merge_cascade(const std::vector<PolicyDocument>& documents, Diagnostics
   // janitor, nor, as root without capabilities, every root process of the host.
   // Only `ipc.signals: allow` widens it.
   if (!ir.ipc.signals_denied) ir.ipc.signals_denied = Effective<bool>{true, SourceRef{}, {}};
-  return ir;
+  merged.syscalls = merge_syscalls(documents, ir.isolation.linux_capabilities, targets, diags);
+  return merged;
 }
 
 }  // namespace aasmc

@@ -6,139 +6,13 @@
 #include <set>
 #include <span>
 
-#include "middle/syscall_groups.h"
+#include "tables/syscall_groups.h"
 
 namespace aasmc {
 
-// EPERM, what the kernel answers a caller without the privilege: a program
-// sees a failed call it can report, not a SIGSYS that names nothing. `kill`
-// must be written.
-Action unwritten_default_action() { return Action{Action::Kind::kErrno, EPERM}; }
-
 namespace {
 
-using aasm::plan::FilterMode;
-using aasm::plan::SyscallOrigin;
 using NameSet = std::map<std::string, SourceRef>;
-
-class NameResolver {
- public:
-  NameResolver(const std::vector<Target>& targets, const std::optional<std::map<std::string, SourceRef>>& kept,
-               Diagnostics& diags)
-      : targets_(targets), kept_(kept), diags_(diags) {}
-
-  enum class Context { kAllow, kDeny };
-
-  // The names an entry list stands for, groups expanded; bad names reported.
-  // Deny sets with argument rules are kept aside (rule_groups) in a deny list
-  // and refused in an allow list.
-  NameSet expand(const std::vector<NameEntry>& entries, Context context) {
-    NameSet names;
-    for (const NameEntry& entry : entries) {
-      if (llvm::StringRef(entry.name).startswith("@")) {
-        expand_group(entry, names, context);
-      } else if (check(entry)) {
-        names.emplace(entry.name, entry.source);
-      }
-    }
-    return names;
-  }
-
-  // A syscall name that must exist on every target.
-  bool check(const NameEntry& entry) {
-    std::vector<const char*> missing_on;
-    for (const Target& target : targets_)
-      if (!syscall_number(target, entry.name)) missing_on.push_back(target.name);
-    if (missing_on.empty()) return true;
-    const auto known = known_syscall_names();
-    if (missing_on.size() == targets_.size() && std::find(known.begin(), known.end(), entry.name) == known.end()) {
-      std::string message = "unknown syscall '" + entry.name + "'";
-      if (auto guess = closest_match(entry.name, known); !guess.empty()) message += "; did you mean '" + guess + "'?";
-      diags_.error(entry.source.loc, message, diag::kUnknownSyscall, entry.source.range);
-      return false;
-    }
-    std::string archs;
-    for (const char* arch : missing_on) archs += std::string(archs.empty() ? "" : ", ") + arch;
-    diags_.error(entry.source.loc,
-                 "syscall '" + entry.name + "' does not exist on " + archs + "; remove it, or choose the targets with --arch",
-                 diag::kUnknownSyscall, entry.source.range);
-    return false;
-  }
-
-  // Deny sets with argument rules met in deny lists, with where they were named.
-  const std::vector<std::pair<const SyscallGroup*, SourceRef>>& rule_groups() const { return rule_groups_; }
-  // Members a deny group named left out, with why.
-  const std::map<std::string, std::string>& left_out() const { return left_out_; }
-
- private:
-  void expand_group(const NameEntry& entry, NameSet& names, Context context) {
-    const llvm::StringRef name = llvm::StringRef(entry.name).drop_front();
-    const SyscallGroup* group = find_group(name);
-    if (!group) {
-      std::vector<llvm::StringRef> candidates;
-      for (const SyscallGroup& g : all_groups()) candidates.push_back(g.name);
-      std::string message = "unknown syscall group '" + entry.name + "'";
-      if (auto guess = closest_match(name, candidates); !guess.empty()) message += "; did you mean '@" + guess + "'?";
-      diags_.error(entry.source.loc, message + " (`aasmc groups` lists them)", diag::kUnknownGroup, entry.source.range);
-      return;
-    }
-    if (!group->rules.empty()) {
-      if (context == Context::kAllow) {
-        diags_.error(entry.source.loc,
-                     entry.name + " is a deny set of argument rules; name it in spec.syscalls.deny, not in allow",
-                     diag::kBadValue, entry.source.range);
-        return;
-      }
-      rule_groups_.emplace_back(group, entry.source);
-    }
-    // Group members may be architecture-specific; kept where any target has them.
-    for (const GroupMember& member : group->members) {
-      if (!member.capability.empty() && kept(member.capability) != (context == Context::kDeny)) {
-        if (context == Context::kDeny)
-          left_out_.try_emplace(member.syscall.str(), "@" + group->name.str() + ": without " +
-                                                          member.capability.str() + " it can only keep or lower ids");
-        continue;
-      }
-      for (const Target& target : targets_)
-        if (syscall_number(target, member.syscall)) names.emplace(member.syscall.str(), entry.source);
-    }
-  }
-
-  bool kept(llvm::StringRef capability) const { return kept_ && kept_->count(capability.str()); }
-
-  const std::vector<Target>& targets_;
-  const std::optional<std::map<std::string, SourceRef>>& kept_;
-  Diagnostics& diags_;
-  std::map<std::string, std::string> left_out_;
-  std::vector<std::pair<const SyscallGroup*, SourceRef>> rule_groups_;
-};
-
-// Two rules of one document for one syscall and the same condition, with
-// different actions: the author meant one of them.
-void check_rule_conflicts(const std::vector<SyscallRule>& rules, Diagnostics& diags) {
-  std::map<std::pair<std::string, std::string>, const SyscallRule*> seen;
-  for (const SyscallRule& rule : rules) {
-    const auto key = std::pair(rule.syscall.name, rule.when_text ? rule.when_text->value : std::string());
-    auto [it, inserted] = seen.emplace(key, &rule);
-    if (inserted || it->second->action.value == rule.action.value) continue;
-    diags.error(rule.action.source.loc,
-                "a second rule for " + rule.syscall.name + (key.second.empty() ? "" : " when " + key.second) +
-                    " gives it another action (" + rule.action.value.text() + ", was " +
-                    it->second->action.value.text() + ")",
-                diag::kConflict, rule.action.source.range);
-    diags.note(it->second->action.source.loc, "the other rule's action is here");
-  }
-}
-
-void check_document_conflicts(const NameSet& allowed, const NameSet& denied, Diagnostics& diags) {
-  for (const auto& [name, source] : denied) {
-    auto it = allowed.find(name);
-    if (it == allowed.end()) continue;
-    diags.error(source.loc, "syscall '" + name + "' is both allowed and denied in one document", diag::kConflict,
-                source.range);
-    diags.note(it->second.loc, "allowed here");
-  }
-}
 
 // capabilities.deny: [process_creation]: new processes, not threads.
 void deny_process_creation(SyscallIR& ir, const SourceRef& source, const std::vector<Target>& targets) {
@@ -170,27 +44,6 @@ void add_group_rules(SyscallIR& ir, const std::vector<std::pair<const SyscallGro
     }
 }
 
-// The rule's condition in normal form for every target that has the call;
-// on failure, the error and the target it failed for.
-struct NormalizeFailure {
-  ConditionError error;
-  const Target* target;
-};
-
-std::optional<NormalizeFailure> normalize_rule(SyscallRuleIR& rule, const std::vector<Target>& targets) {
-  for (const Target& target : targets) {
-    if (!syscall_number(target, rule.syscall)) continue;
-    if (!rule.when) {
-      rule.normalized[target.name] = NormalizedCondition{{Conjunct{}}};
-      continue;
-    }
-    ConditionError error;
-    auto normalized = normalize_condition(*rule.when, rule.syscall, target, error);
-    if (!normalized) return NormalizeFailure{std::move(error), &target};
-    rule.normalized[target.name] = std::move(*normalized);
-  }
-  return std::nullopt;
-}
 
 // Each rule's condition in normal form for every target; errors point into
 // the `when:` string (a quoted YAML scalar starts one byte after its quote).
@@ -207,73 +60,33 @@ void normalize_rules(std::span<SyscallRuleIR> rules, const std::vector<Target>& 
   }
 }
 
-// What one document permits: its allowlist, and its `allow` rules per call.
-struct DocumentPermissions {
-  const PolicyDocument* doc;
-  bool has_allowlist;
-  NameSet allowed;
-  std::map<std::string, std::vector<const SyscallRule*>> allow_rules;
-};
-
-DocumentPermissions document_permissions(const PolicyDocument& doc, const SyscallsNode& node, const NameSet& allowed) {
-  DocumentPermissions p{&doc, node.allow.has_value(), allowed, {}};
-  for (const SyscallRule& rule : node.rules)
-    if (rule.action.value.kind == Action::Kind::kAllow) p.allow_rules[rule.syscall.name].push_back(&rule);
-  return p;
-}
-
-// An `allow` rule permits a call the allowlist does not list, for the
-// arguments its condition matches. In a cascade it can only narrow: the call
-// is allowed where every allowlist document permits it, by listing it or by
-// its own allow rules.
-void conditional_allows(SyscallIR& ir, const std::vector<DocumentPermissions>& permissions,
-                        const std::vector<Target>& targets, Diagnostics& diags) {
-  std::set<std::string> candidates;
-  for (const DocumentPermissions& p : permissions)
-    for (const auto& [name, rules] : p.allow_rules) candidates.insert(name);
-  for (const std::string& name : candidates) {
-    if (ir.allowed.count(name) || ir.denied.count(name)) continue;  // nothing to add, or refused anyway
-    std::vector<ConditionExpr> required;  // one per allowlist document that conditions the call
-    const SyscallRule* first = nullptr;
-    bool permitted = true;
-    for (const DocumentPermissions& p : permissions) {
-      auto it = p.allow_rules.find(name);
-      if (it != p.allow_rules.end() && !first) first = it->second.front();
-      if (!p.has_allowlist || p.allowed.count(name)) continue;
-      if (it == p.allow_rules.end()) {
-        permitted = false;
-        continue;
-      }
-      std::vector<ConditionExpr> options;
-      bool unconditional = false;
-      for (const SyscallRule* rule : it->second) {
-        if (!rule->when) unconditional = true;
-        else options.push_back(*rule->when);
-      }
-      if (!unconditional) required.push_back(chained(ConditionExpr::Kind::kOr, std::move(options)));
-    }
-    if (!permitted || !first) {
-      if (first)
-        diags.warning(first->action.source.loc,
-                      "this allow rule for " + name + " has no effect: an allowlist elsewhere in the cascade does not "
-                      "permit " + name + ", and a rule cannot widen it",
-                      diag::kNoEffect, first->action.source.range);
+// The calls `allow` rules permit beyond the allowlists, in normal form per
+// target where every allowlist document permits them (merge.h ConditionalAllow).
+void conditional_allows(SyscallIR& ir, const std::vector<ConditionalAllow>& allows, const std::vector<Target>& targets,
+                        Diagnostics& diags) {
+  for (const ConditionalAllow& allow : allows) {
+    const std::string& name = allow.syscall;
+    if (!allow.permitted) {
+      diags.warning(allow.first.loc,
+                    "this allow rule for " + name + " has no effect: an allowlist elsewhere in the cascade does not "
+                    "permit " + name + ", and a rule cannot widen it",
+                    diag::kNoEffect, allow.first.range);
       continue;
     }
     for (const Target& target : targets) {
       if (!syscall_number(target, name)) continue;
-      if (required.empty()) {
+      if (allow.required.empty()) {
         ir.conditionally_allowed[name][target.name] = NormalizedCondition{{Conjunct{}}};
         continue;
       }
-      const ConditionExpr condition = chained(ConditionExpr::Kind::kAnd, required);
+      const ConditionExpr condition = chained(ConditionExpr::Kind::kAnd, allow.required);
       ConditionError error;
       auto normalized = normalize_condition(condition, name, target, error);
       if (!normalized) {
-        diags.error(first->action.source.loc,
+        diags.error(allow.first.loc,
                     "the allow rules for " + name + " combine into a condition libseccomp cannot express: " +
                         error.message + " (for " + target.name + ")",
-                    diag::kConditionSemantics, first->action.source.range);
+                    diag::kConditionSemantics, allow.first.range);
         break;
       }
       ir.conditionally_allowed[name][target.name] = std::move(*normalized);
@@ -281,15 +94,6 @@ void conditional_allows(SyscallIR& ir, const std::vector<DocumentPermissions>& p
   }
 }
 
-// No syscalls node: a denylist of nothing, to carry rules the compiler adds.
-SyscallIR& syscalls_or_empty_denylist(PolicyIR& ir) {
-  if (!ir.syscalls) {
-    ir.syscalls.emplace();
-    ir.syscalls->mode = FilterMode::kDenylist;
-    ir.syscalls->default_action = Effective<Action>{unwritten_default_action(), {}, {}};
-  }
-  return *ir.syscalls;
-}
 
 // The safe defaults every plan carries (docs/policy-language.md), as deny sets
 // of the group table refused with an errno: EPERM, what the kernel itself
@@ -315,37 +119,11 @@ constexpr SafeDefault kSafeDefaults[] = {
     {"hidden-modes", ENOSYS, false, false},
 };
 
-// A call the policy opts into despite a safe default: named in an allow list
-// (by name: a group is no opt-in) or given an `allow` rule, in any document.
-// Unconditional, or for the arguments its rules' conditions match.
-struct OptIn {
-  SourceRef from;
-  bool unconditional = false;
-  std::vector<const SyscallRule*> rules;
-};
-
-std::map<std::string, OptIn> safe_default_opt_ins(const std::vector<PolicyDocument>& documents, bool by_name) {
-  std::map<std::string, OptIn> out;
-  for (const PolicyDocument& doc : documents) {
-    if (!doc.syscalls) continue;
-    for (const NameEntry& entry : doc.syscalls->allow.value_or(std::vector<NameEntry>{}))
-      if (by_name && !llvm::StringRef(entry.name).startswith("@"))
-        out.try_emplace(entry.name, OptIn{entry.source, false, {}}).first->second.unconditional = true;
-    for (const SyscallRule& rule : doc.syscalls->rules) {
-      if (rule.action.value.kind != Action::Kind::kAllow) continue;
-      OptIn& opt_in = out.try_emplace(rule.syscall.name, OptIn{rule.action.source, false, {}}).first->second;
-      if (rule.when) opt_in.rules.push_back(&rule);
-      else opt_in.unconditional = true;
-    }
-  }
-  return out;
-}
-
 // Nothing to add when the filter refuses the call anyway: a denied name, or
 // one an allowlist with a refusing default does not permit.
 bool refused_anyway(const SyscallIR& ir, const std::string& name) {
   if (ir.denied.count(name)) return true;
-  if (ir.mode != FilterMode::kAllowlist || ir.allowed.count(name) || ir.conditionally_allowed.count(name)) return false;
+  if (ir.mode != SyscallIR::Mode::kAllowlist || ir.allowed.count(name) || ir.conditionally_allowed.count(name)) return false;
   const Action::Kind kind = ir.default_action.value.kind;
   return kind == Action::Kind::kKill || kind == Action::Kind::kErrno;
 }
@@ -362,7 +140,7 @@ bool already_ruled(const SyscallIR& ir, const SyscallRuleIR& rule) {
 // The default's rule for one call, narrowed by the policy's conditional
 // opt-in: refused where the default's condition holds and no allow rule's.
 SyscallRuleIR safe_default_rule(llvm::StringRef syscall, std::optional<llvm::StringRef> when_text, const Action& action,
-                                const SafeDefault& d, const OptIn* opt_in) {
+                                const SafeDefault& d, const SafeDefaultOptIn* opt_in) {
   SyscallRuleIR rule{syscall.str(), std::nullopt, std::nullopt, action, {}, {}, d.group.str()};
   std::vector<ConditionExpr> parts;
   std::string text;
@@ -376,9 +154,9 @@ SyscallRuleIR safe_default_rule(llvm::StringRef syscall, std::optional<llvm::Str
   if (opt_in) {
     std::vector<ConditionExpr> allowed;
     std::string allowed_text;
-    for (const SyscallRule* r : opt_in->rules) {
-      allowed.push_back(*r->when);
-      allowed_text += (allowed_text.empty() ? "" : " || ") + r->when_text->value;
+    for (const auto& [when_text, when] : opt_in->conditions) {
+      allowed.push_back(when);
+      allowed_text += (allowed_text.empty() ? "" : " || ") + when_text;
     }
     parts.push_back(negation(chained(ConditionExpr::Kind::kOr, std::move(allowed))));
     text = (text.empty() ? "" : "(" + text + ") && ") + "!(" + allowed_text + ")";
@@ -392,206 +170,73 @@ SyscallRuleIR safe_default_rule(llvm::StringRef syscall, std::optional<llvm::Str
 
 }  // namespace
 
-std::optional<SyscallIR> resolve_syscalls(const std::vector<PolicyDocument>& documents,
+std::optional<NormalizeFailure> normalize_rule(SyscallRuleIR& rule, const std::vector<Target>& targets) {
+  for (const Target& target : targets) {
+    if (!syscall_number(target, rule.syscall)) continue;
+    if (!rule.when) {
+      rule.normalized[target.name] = NormalizedCondition{{Conjunct{}}};
+      continue;
+    }
+    ConditionError error;
+    auto normalized = normalize_condition(*rule.when, rule.syscall, target, error);
+    if (!normalized) return NormalizeFailure{std::move(error), &target};
+    rule.normalized[target.name] = std::move(*normalized);
+  }
+  return std::nullopt;
+}
+
+SyscallIR& syscalls_or_empty_denylist(PolicyIR& ir) {
+  if (!ir.syscalls) {
+    ir.syscalls.emplace();
+    ir.syscalls->mode = SyscallIR::Mode::kDenylist;
+    ir.syscalls->default_action = Effective<Action>{unwritten_default_action(), {}, {}};
+  }
+  return *ir.syscalls;
+}
+
+std::optional<SyscallIR> resolve_syscalls(const std::optional<MergedSyscalls>& merged,
                                           const std::map<Domain, SourceRef>& capabilities_denied,
-                                          const std::optional<std::map<std::string, SourceRef>>& kept_capabilities,
                                           const std::vector<Target>& targets, Diagnostics& diags) {
-  NameResolver resolver(targets, kept_capabilities, diags);
-  std::vector<DocumentPermissions> permissions;
-  std::optional<NameSet> allowed;
-  NameSet denied;
-  std::optional<Effective<Action>> default_action;
-  std::vector<SyscallRuleIR> rules;
-  bool any_syscalls = false;
-  for (const PolicyDocument& doc : documents) {
-    if (!doc.syscalls) continue;
-    const SyscallsNode& node = *doc.syscalls;
-    // An empty `syscalls: {}` asks for nothing and constrains nothing.
-    if (!node.allow && !node.deny && node.rules.empty() && !node.default_action) continue;
-    any_syscalls = true;
-    // A document that refuses calls without writing `default` answers EPERM:
-    // it takes part in the meet as such. In a denylist, `default` is the
-    // answer of its denied names.
-    const std::optional<Located<Action>> stated =
-        node.default_action ? node.default_action
-        : node.allow || node.deny
-            ? std::optional<Located<Action>>(Located<Action>{unwritten_default_action(), node.source})
-            : std::nullopt;
-    if (stated) {
-      const Located<Action>& next = *stated;
-      if (!default_action) {
-        default_action = Effective<Action>{next.value, next.source, {}};
-      } else if (next.value.strictness() > default_action->value.strictness()) {
-        default_action->narrowed.push_back(default_action->from);
-        default_action->value = next.value;
-        default_action->from = next.source;
-      }
-    }
-    NameSet doc_allowed = node.allow ? resolver.expand(*node.allow, NameResolver::Context::kAllow) : NameSet{};
-    permissions.push_back(document_permissions(doc, node, doc_allowed));
-    NameSet doc_denied = node.deny ? resolver.expand(*node.deny, NameResolver::Context::kDeny) : NameSet{};
-    check_document_conflicts(doc_allowed, doc_denied, diags);
-    check_rule_conflicts(node.rules, diags);
-    denied.insert(doc_denied.begin(), doc_denied.end());
-    if (node.allow) {
-      if (!allowed) {
-        allowed = std::move(doc_allowed);
-      } else {
-        NameSet both;
-        for (const auto& [name, source] : doc_allowed)
-          if (allowed->count(name)) both.emplace(name, source);
-        allowed = std::move(both);
-      }
-    }
-    for (const SyscallRule& rule : node.rules)
-      if (resolver.check(rule.syscall))
-        rules.push_back({rule.syscall.name, rule.when_text, rule.when, rule.action.value, rule.action.source, {}, {}});
-  }
+  static const MergedSyscalls kNothing;
+  const MergedSyscalls& m = merged ? *merged : kNothing;
+  std::optional<NameSet> allowed = m.allowed;
   // capabilities.deny: [syscall] leaves nothing but the start-up set.
-  if (auto it = capabilities_denied.find(Domain::kSyscall); it != capabilities_denied.end()) {
-    allowed = NameSet{};
-    any_syscalls = true;
-  }
+  const bool syscalls_denied = capabilities_denied.count(Domain::kSyscall) > 0;
+  if (syscalls_denied) allowed = NameSet{};
   const auto process_denial = capabilities_denied.find(Domain::kProcessCreation);
-  if (!any_syscalls && process_denial == capabilities_denied.end()) return std::nullopt;
+  if (!merged && !syscalls_denied && process_denial == capabilities_denied.end()) return std::nullopt;
 
   SyscallIR ir;
-  ir.mode = allowed ? FilterMode::kAllowlist : FilterMode::kDenylist;
-  ir.default_action = default_action.value_or(Effective<Action>{unwritten_default_action(), {}, {}});
-  ir.denied = std::move(denied);
-  for (const auto& [name, why] : resolver.left_out())
-    if (!ir.denied.count(name)) ir.left_out_of_deny.emplace(name, why);
-  ir.rules = std::move(rules);
+  ir.mode = allowed ? SyscallIR::Mode::kAllowlist : SyscallIR::Mode::kDenylist;
+  ir.default_action = m.default_action.value_or(Effective<Action>{unwritten_default_action(), {}, {}});
+  ir.denied = m.denied;
+  ir.left_out_of_deny = m.left_out_of_deny;
+  ir.rules = m.rules;
   if (process_denial != capabilities_denied.end()) deny_process_creation(ir, process_denial->second, targets);
-  add_group_rules(ir, resolver.rule_groups(), targets);
+  add_group_rules(ir, m.rule_groups, targets);
   normalize_rules(ir.rules, targets, diags);
   if (allowed) {
-    conditional_allows(ir, permissions, targets, diags);
+    conditional_allows(ir, m.conditional_allows, targets, diags);
     // A denied name outranks every allow-list.
     for (const auto& [name, source] : *allowed)
-      if (!ir.denied.count(name)) ir.allowed.emplace(name, SyscallEntryIR{SyscallOrigin::kPolicy, source});
+      if (!ir.denied.count(name)) ir.allowed.emplace(name, SyscallEntryIR{SyscallEntryIR::Origin::kPolicy, source});
     // The start-up set never overrides a deny the policy wrote.
     for (const GroupMember& member : startup_group().members)
       for (const Target& target : targets)
         if (syscall_number(target, member.syscall) && !ir.denied.count(member.syscall.str()))
-          ir.allowed.emplace(member.syscall.str(), SyscallEntryIR{SyscallOrigin::kStartup, {}});
+          ir.allowed.emplace(member.syscall.str(), SyscallEntryIR{SyscallEntryIR::Origin::kStartup, {}});
   }
   return ir;
 }
 
-namespace {
-
-struct SocketRule {
-  const char* syscall;
-  std::string when;
-  int errno_value = EACCES;  // what Landlock answers, unless said otherwise
-};
-
-// Each rule answers its errno. `fallback` rules go to the programs the
-// launcher installs only where a Landlock control with a seccomp fallback
-// degrades.
-void add_errno_rules(PolicyIR& ir, const std::vector<SocketRule>& rules, const SourceRef& from, bool fallback,
-                     const std::vector<Target>& targets, Diagnostics& diags) {
-  if (rules.empty()) return;
-  SyscallIR& syscalls = syscalls_or_empty_denylist(ir);
-  const size_t first = syscalls.rules.size();
-  for (const SocketRule& rule : rules) {
-    ConditionError error;
-    std::optional<ConditionExpr> when = parse_condition(rule.when, error);
-    assert(when && "the socket rules parse");
-    syscalls.rules.push_back({rule.syscall, Located<std::string>{rule.when, from}, std::move(when),
-                              Action{Action::Kind::kErrno, rule.errno_value}, from, {}, {}, fallback});
-  }
-  normalize_rules(std::span(syscalls.rules).subspan(first), targets, diags);
-}
-
-// Landlock covers TCP connect() and bind() only. A policy that constrains
-// outbound TCP must also stop what Landlock does not see:
-// - socket families: only AF_UNIX, AF_INET and AF_INET6, and no inet family
-//   at all under outbound and bind `none` (nothing inet is left to do);
-// - inet sockets other than TCP: datagram (unless `udp` is listed), raw, and
-//   every stream protocol but TCP (SCTP, MPTCP, SMC: Landlock's hooks check
-//   sk_is_tcp() and let them pass);
-// - TCP Fast Open: sendto/sendmsg/sendmmsg with MSG_FASTOPEN open the
-//   connection in tcp_sendmsg_fastopen() without the connect hook;
-//   TCP_FASTOPEN_CONNECT defers the SYN to the first write (connect() is still
-//   checked, refused for defence in depth) and TCP_REPAIR makes connect() skip
-//   the handshake (CAP_NET_ADMIN only; refused all the same).
-std::vector<SocketRule> outbound_rules(const NetworkIR& network) {
-  const NetworkRuleIR& outbound = *network.outbound;
-  const bool udp = !outbound.none && outbound.udp.has_value();
-  const bool no_inet = outbound.none && network.bind && network.bind->none;
-  // libseccomp compares an argument once per rule, so "not in {...}" is
-  // written as the values around the allowed ones (a negative int is a
-  // large unsigned 32-bit value).
-  std::vector<SocketRule> rules = {
-      {"socket", "domain == AF_UNSPEC || domain in {3, 4, 5, 6, 7, 8, 9} || domain > AF_INET6"},
-      {"socketpair", "domain != AF_UNIX"},
-      {"sendto", "flags & MSG_FASTOPEN"},
-      {"sendmsg", "flags & MSG_FASTOPEN"},
-      {"sendmmsg", "flags & MSG_FASTOPEN"},
-      {"setsockopt", "level == IPPROTO_TCP && optname in {TCP_FASTOPEN_CONNECT, TCP_REPAIR}"},
-  };
-  // EAFNOSUPPORT, what a kernel without the family answers: final for curl
-  // and wget, which retry an EACCES (wget twenty times, for minutes).
-  if (no_inet)
-    rules.push_back({"socket", "domain in {AF_INET, AF_INET6}", EAFNOSUPPORT});
-  else if (udp)  // every type the kernel defines but stream and datagram
-    rules.push_back({"socket", "domain in {AF_INET, AF_INET6} && ((type & 15) == SOCK_RAW || (type & 15) == SOCK_RDM || "
-                               "(type & 15) == SOCK_SEQPACKET || (type & 15) == SOCK_DCCP || (type & 15) == SOCK_PACKET)"});
-  else
-    rules.push_back({"socket", "domain in {AF_INET, AF_INET6} && (type & 15) != SOCK_STREAM"});
-  if (!no_inet)  // a stream of any protocol but TCP (0 is TCP's default)
-    rules.push_back({"socket", "domain in {AF_INET, AF_INET6} && (type & 15) == SOCK_STREAM && "
-                               "(protocol in {1, 2, 3, 4, 5} || protocol > IPPROTO_TCP)"});
-  return rules;
-}
-
-// `(type & 15) == A || (type & 15) == B ...`: the condition language has no set
-// test on a masked value.
-std::string any_masked_type(std::initializer_list<int> types) {
-  std::string out;
-  for (int type : types) out += (out.empty() ? "" : " || ") + std::string("(type & 15) == ") + std::to_string(type);
-  return out;
-}
-
-// ipc.unix_sockets `deny` without Landlock's RESOLVE_UNIX: no unix socket
-// can be created, so none can connect or send to a path. socketpair()
-// stays for stream and seqpacket pairs (libuv, Python and shells use them):
-// a stream socket refuses a destination address (unix_stream_sendmsg:
-// EISCONN/EOPNOTSUPP) and seqpacket ignores it, while a datagram socket
-// honours one even when connected (unix_dgram_sendmsg), so a datagram pair
-// (SOCK_RAW is a datagram socket for AF_UNIX) could still reach /dev/log or
-// any datagram socket by path. Every type but stream and seqpacket is refused.
-std::vector<SocketRule> unix_socket_rules() {
-  return {{"socket", "domain == AF_UNIX"},
-          {"socketpair", "domain == AF_UNIX && (" + any_masked_type({0, 2, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}) + ")"}};
-}
-
-}  // namespace
-
-void add_socket_rules(PolicyIR& ir, const std::vector<Target>& targets, Diagnostics& diags) {
-  const std::optional<NetworkRuleIR>& outbound = ir.network.outbound;
-  if (outbound && (outbound->none || outbound->tcp_ports))
-    add_errno_rules(ir, outbound_rules(ir.network), outbound->from, false, targets, diags);
-  const std::optional<UnixSocketsIR>& sockets = ir.ipc.unix_sockets;
-  if (!sockets || sockets->unrestricted()) return;
-  // An allow-list needs Landlock's RESOLVE_UNIX; where the host lacks it and
-  // ipc may degrade, these rules stand in (stricter); without degraded the
-  // launch is refused, so no fallback is needed.
-  const bool fallback = !sockets->deny;
-  if (fallback && !ir.degraded_allowed(Domain::kIpc)) return;
-  add_errno_rules(ir, unix_socket_rules(), sockets->from, fallback, targets, diags);
-}
-
-void add_safe_defaults(PolicyIR& ir, const std::vector<PolicyDocument>& documents, const std::vector<Target>& targets,
+void add_safe_defaults(PolicyIR& ir, const std::optional<MergedSyscalls>& merged, const std::vector<Target>& targets,
                        Diagnostics& diags) {
   SyscallIR& syscalls = syscalls_or_empty_denylist(ir);
-  const std::map<std::string, OptIn> named_or_ruled = safe_default_opt_ins(documents, true);
-  const std::map<std::string, OptIn> ruled = safe_default_opt_ins(documents, false);
+  static const std::map<std::string, SafeDefaultOptIn> kNone;
   for (const SafeDefault& d : kSafeDefaults) {
     if (d.with_execute_rules && !ir.filesystem.execute) continue;
-    const std::map<std::string, OptIn>& opt_ins = d.named_call_opts_in ? named_or_ruled : ruled;
+    const std::map<std::string, SafeDefaultOptIn>& opt_ins =
+        !merged ? kNone : d.named_call_opts_in ? merged->opted_in_by_name_or_rule : merged->opted_in_by_rule;
     const SyscallGroup& group = *find_group(d.group);
     SafeDefaultIR applied{d.group.str(), Action{Action::Kind::kErrno, d.errno_value}, {}};
     auto add = [&](llvm::StringRef name, std::optional<llvm::StringRef> when_text) {

@@ -1,31 +1,36 @@
-// Syscall names: groups expanded, names checked on every target, the
-// cascade's allow-lists intersected, deny-lists united, rules kept.
+// The merged syscalls (merge.h) resolved per target into the IR's filter:
+// the capability denials, the deny sets' argument rules, every condition in
+// libseccomp's normal form, the allow rules' meet and the start-up set; then
+// the safe defaults every plan carries.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <vector>
 
-#include "frontend/ast.h"
 #include "middle/ir.h"
+#include "middle/merge.h"
 #include "support/diagnostics.h"
 
 namespace aasmc {
 
-// The answer of a denied call where no document writes `syscalls.default`.
-Action unwritten_default_action();
-
-// `kept_capabilities`: isolation.linux_capabilities of the merge (absent:
-// none kept), which decides where the uid/gid calls belong (GroupMember::capability).
-std::optional<SyscallIR> resolve_syscalls(const std::vector<PolicyDocument>& documents,
+// `capabilities_denied`: capabilities.deny of the merge (syscall and
+// process_creation act here). nullopt when nothing asks for a filter.
+std::optional<SyscallIR> resolve_syscalls(const std::optional<MergedSyscalls>& merged,
                                           const std::map<Domain, SourceRef>& capabilities_denied,
-                                          const std::optional<std::map<std::string, SourceRef>>& kept_capabilities,
                                           const std::vector<Target>& targets, Diagnostics& diags);
 
-// The seccomp side of network.outbound (rules for what Landlock's TCP
-// controls do not cover) and of ipc.unix_sockets (refusing unix socket
-// creation where Landlock cannot scope it). Creates a denylist when the
-// policy has no syscalls node.
-void add_socket_rules(PolicyIR& ir, const std::vector<Target>& targets, Diagnostics& diags);
+// The rule's condition in normal form for every target that has the call;
+// on failure, the error and the target it failed for.
+struct NormalizeFailure {
+  ConditionError error;
+  const Target* target;
+};
+std::optional<NormalizeFailure> normalize_rule(SyscallRuleIR& rule, const std::vector<Target>& targets);
+
+// The IR's syscalls; without a syscalls node, a denylist of nothing, to
+// carry the rules the compiler adds.
+SyscallIR& syscalls_or_empty_denylist(PolicyIR& ir);
 
 // The safe defaults every plan carries (docs/policy-language.md, "The safe
 // defaults every plan carries"; the table kSafeDefaults in
@@ -33,8 +38,8 @@ void add_socket_rules(PolicyIR& ir, const std::vector<Target>& targets, Diagnost
 // errno, lifted call by call where the policy writes an `allow` rule for the
 // call (or, for the sets where a name says so, such as @namespaces, names it in
 // an allow list). Creates a denylist when the policy has no syscalls node, so
-// every plan has a filter.
-void add_safe_defaults(PolicyIR& ir, const std::vector<PolicyDocument>& documents, const std::vector<Target>& targets,
+// every plan has a filter. `merged` gives the policy's opt-ins.
+void add_safe_defaults(PolicyIR& ir, const std::optional<MergedSyscalls>& merged, const std::vector<Target>& targets,
                        Diagnostics& diags);
 
 }  // namespace aasmc

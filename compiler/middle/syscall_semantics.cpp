@@ -21,7 +21,7 @@ bool matches(const std::map<std::string, NormalizedCondition>& by_target, const 
 
 uint32_t base_action(const SyscallIR& ir, const Target& target, const std::string& name, const SyscallCall& call) {
   uint32_t base;
-  if (ir.mode == aasm::plan::FilterMode::kDenylist) {
+  if (ir.mode == SyscallIR::Mode::kDenylist) {
     base = ir.denied.count(name) || is_io_uring(name) ? seccomp_return_value(ir.default_action.value) : kAllow;
   } else if (ir.denied.count(name)) {
     base = seccomp_return_value(ir.default_action.value);

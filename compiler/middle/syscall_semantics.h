@@ -22,7 +22,7 @@
 #include <cstdint>
 
 #include "middle/ir.h"
-#include "middle/targets.h"
+#include "tables/targets.h"
 
 namespace aasmc {
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "backend/seccomp_lowering.h"
+#include "backend/socket_rules.h"
 #include "frontend/parse_policy.h"
 #include "middle/build_ir.h"
 
@@ -34,8 +35,14 @@ inline Compiled compile_policy(const std::string& path) {
   aasmc::load_policy_file(path, diags, documents);
   Compiled out;
   out.targets.assign(aasmc::all_targets().begin(), aasmc::all_targets().end());
-  auto ir = aasmc::build_ir(documents, out.targets, diags);
-  if (diags.error_count() != 0 || !ir || !ir->syscalls) {
+  auto policy = aasmc::build_ir(documents, out.targets, diags);
+  std::optional<aasmc::PolicyIR> ir;  // with the socket rules, as the plan's programs hold them
+  if (policy && diags.error_count() == 0) {
+    auto lowered = aasmc::with_socket_rules(*policy);
+    if (lowered) ir = std::move(*lowered);
+    else llvm::consumeError(lowered.takeError());
+  }
+  if (!ir || !ir->syscalls) {
     std::fprintf(stderr, "%s: does not compile to a syscall filter\n", path.c_str());
     std::exit(2);
   }

@@ -11,10 +11,11 @@
 
 #include <algorithm>
 
+#include "backend/socket_rules.h"
 #include "frontend/parse_policy.h"
 #include "middle/build_ir.h"
 #include "middle/condition_normalize.h"
-#include "middle/syscall_groups.h"
+#include "tables/syscall_groups.h"
 
 namespace aasmc {
 namespace {
@@ -80,9 +81,13 @@ size_t check_rules(const SyscallIR& syscalls) {
   return checked;
 }
 
+// The rules of the plan's programs: the IR's and the backend's socket rules.
 size_t check_documents(const std::vector<PolicyDocument>& documents, Diagnostics& diags, const std::string& what) {
-  auto ir = build_ir(documents, targets(), diags);
-  if (!ir || diags.error_count() || !ir->syscalls) return 0;
+  auto policy = build_ir(documents, targets(), diags);
+  if (!policy || diags.error_count()) return 0;
+  auto ir = with_socket_rules(*policy);
+  REQUIRE_MESSAGE(bool(ir), (ir ? "" : llvm::toString(ir.takeError())));
+  if (!ir->syscalls) return 0;
   INFO(what);
   return check_rules(*ir->syscalls);
 }

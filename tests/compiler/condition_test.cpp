@@ -23,9 +23,9 @@
 
 #include "frontend/condition.h"
 #include "middle/condition_normalize.h"
-#include "middle/constants.h"
-#include "middle/syscall_signatures.h"
-#include "middle/targets.h"
+#include "tables/constants.h"
+#include "tables/syscall_signatures.h"
+#include "tables/targets.h"
 
 namespace aasmc {
 namespace {
@@ -233,6 +233,55 @@ TEST_CASE("conditions: errors and their offsets") {
     CHECK(error.message.find(b.message) != std::string::npos);
     CHECK(error.offset == b.offset);
   }
+}
+
+// Resolution is a pass of its own: names become registers, kernel types and
+// numbers; every error about a value is its, and the algebra after it refuses
+// only a normal form (too large, or an argument compared twice).
+TEST_CASE("conditions: resolution, then the normal-form algebra") {
+  ConditionError error;
+  auto parsed = parse_condition("!(dirfd == AT_FDCWD) && flags & O_CREAT", error);
+  REQUIRE(parsed);
+  auto resolved = resolve_condition(*parsed, "openat", target("x86_64"), error);
+  REQUIRE(resolved);
+  REQUIRE(resolved->kind == ConditionExpr::Kind::kAnd);
+  const ResolvedCondition& negated = resolved->children.at(0);
+  REQUIRE(negated.kind == ConditionExpr::Kind::kNot);
+  const ResolvedTest& dirfd = negated.children.at(0).test;
+  CHECK(dirfd.arg.index == 0);
+  CHECK(dirfd.arg.bits == 32);
+  CHECK(dirfd.arg.is_signed);
+  CHECK(dirfd.values == std::vector<uint64_t>{0xffffff9c});  // the int -100, in the low 32 bits
+  CHECK(resolved->children.at(1).test.mask == 0100);
+  // A signed ordering, in its order-preserving encoding: the sign bit flipped.
+  parsed = parse_condition("sig < 2", error);
+  REQUIRE(parsed);
+  resolved = resolve_condition(*parsed, "kill", target("x86_64"), error);
+  REQUIRE(resolved);
+  CHECK(resolved->test.values == std::vector<uint64_t>{0x80000002});
+
+  size_t by_algebra = 0;
+  for (const Broken& b : kBroken) {
+    CAPTURE(b.text);
+    auto expr = parse_condition(b.text, error);
+    if (!expr) continue;
+    ConditionError resolve_error;
+    auto r = resolve_condition(*expr, b.syscall, target(b.arch), resolve_error);
+    if (!r) {
+      CHECK(resolve_error.message.find(b.message) != std::string::npos);
+      CHECK(resolve_error.offset == b.offset);
+      continue;
+    }
+    ConditionError algebra_error;
+    CHECK_FALSE(normalize_condition(*r, b.syscall, target(b.arch), algebra_error));
+    CHECK(algebra_error.message.find(b.message) != std::string::npos);
+    CHECK(algebra_error.offset == b.offset);
+    const bool normal_form = algebra_error.message.find("alternatives") != std::string::npos ||
+                             algebra_error.message.find("at most once") != std::string::npos;
+    CHECK_MESSAGE(normal_form, algebra_error.message);
+    ++by_algebra;
+  }
+  CHECK(by_algebra > 0);
 }
 
 TEST_CASE("conditions: printing without a target") {

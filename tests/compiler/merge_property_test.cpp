@@ -124,19 +124,19 @@ class RandomPolicy {
   std::mt19937 rng_;
 };
 
-PolicyIR merge(const std::vector<PolicyDocument>& docs) {
-  llvm::SourceMgr sources;
-  Diagnostics diags(sources);
-  PolicyIR ir = merge_cascade(docs, diags);
-  ir.targets = {*find_target("x86_64")};
-  return ir;
-}
+// The merged cascade, with its syscalls resolved as build_ir resolves them.
+struct Merged {
+  PolicyIR ir;
+  std::optional<SyscallIR> syscalls;
+};
 
-std::optional<SyscallIR> syscalls_of(const std::vector<PolicyDocument>& docs, const PolicyIR& ir) {
+Merged merge(const std::vector<PolicyDocument>& docs) {
   llvm::SourceMgr sources;
   Diagnostics diags(sources);
   const std::vector<Target> targets = {*find_target("x86_64")};
-  return resolve_syscalls(docs, ir.capabilities_denied, ir.isolation.linux_capabilities, targets, diags);
+  MergedPolicy merged = merge_cascade(docs, targets, diags);
+  std::optional<SyscallIR> syscalls = resolve_syscalls(merged.syscalls, merged.ir.capabilities_denied, targets, diags);
+  return {std::move(merged.ir), std::move(syscalls)};
 }
 
 bool path_allowed(const std::optional<std::vector<PathGrant>>& verb, const PathTemplate& probe) {
@@ -146,7 +146,7 @@ bool path_allowed(const std::optional<std::vector<PathGrant>>& verb, const PathT
 
 bool syscall_allowed(const std::optional<SyscallIR>& s, const std::string& name) {
   if (!s) return true;
-  if (s->mode == aasm::plan::FilterMode::kDenylist) return !s->denied.count(name);
+  if (s->mode == SyscallIR::Mode::kDenylist) return !s->denied.count(name);
   return s->allowed.count(name) > 0;
 }
 
@@ -175,7 +175,7 @@ void check_no_wider(const PolicyIR& merged, const std::optional<SyscallIR>& merg
   }
   // A document that refuses calls takes part with its default (errno:EPERM unwritten).
   if (merged_syscalls && one_syscalls &&
-      (one_syscalls->mode == aasm::plan::FilterMode::kAllowlist || !one_syscalls->denied.empty()))
+      (one_syscalls->mode == SyscallIR::Mode::kAllowlist || !one_syscalls->denied.empty()))
     CHECK(merged_syscalls->default_action.value.strictness() >= one_syscalls->default_action.value.strictness());
   for (auto direction : {&NetworkIR::outbound, &NetworkIR::bind}) {
     const auto& m = merged.network.*direction;
@@ -217,10 +217,10 @@ void check_no_wider(const PolicyIR& merged, const std::optional<SyscallIR>& merg
 }
 
 // print_ir without the source list, which names the documents in order.
-std::string semantics(const PolicyIR& ir, const std::optional<SyscallIR>& syscalls) {
-  PolicyIR copy = ir;
+std::string semantics(const Merged& merged) {
+  PolicyIR copy = merged.ir;
   copy.sources.clear();
-  copy.syscalls = syscalls;
+  copy.syscalls = merged.syscalls;
   return print_ir(copy);
 }
 
@@ -231,10 +231,9 @@ TEST_CASE("merge: the meet of random documents permits nothing either forbids") 
     const std::vector<PolicyDocument> a = {random.document(0)};
     const std::vector<PolicyDocument> b = {random.document(0)};
     const std::vector<PolicyDocument> ab = {a[0], b[0]};
-    const PolicyIR m = merge(ab), ia = merge(a), ib = merge(b);
-    const auto ms = syscalls_of(ab, m), as = syscalls_of(a, ia), bs = syscalls_of(b, ib);
-    check_no_wider(m, ms, ia, as);
-    check_no_wider(m, ms, ib, bs);
+    const Merged m = merge(ab), ia = merge(a), ib = merge(b);
+    check_no_wider(m.ir, m.syscalls, ia.ir, ia.syscalls);
+    check_no_wider(m.ir, m.syscalls, ib.ir, ib.syscalls);
   }
 }
 
@@ -245,9 +244,8 @@ TEST_CASE("merge: the meet is commutative and idempotent") {
     PolicyDocument a = random.document(0), b = random.document(1);
     b.tier = a.tier;  // the same tier: order alone differs
     const std::vector<PolicyDocument> ab = {a, b}, ba = {b, a}, aa = {a, a}, just_a = {a};
-    const PolicyIR m_ab = merge(ab), m_ba = merge(ba), m_aa = merge(aa), m_a = merge(just_a);
-    CHECK(semantics(m_ab, syscalls_of(ab, m_ab)) == semantics(m_ba, syscalls_of(ba, m_ba)));
-    CHECK(semantics(m_aa, syscalls_of(aa, m_aa)) == semantics(m_a, syscalls_of(just_a, m_a)));
+    CHECK(semantics(merge(ab)) == semantics(merge(ba)));
+    CHECK(semantics(merge(aa)) == semantics(merge(just_a)));
   }
 }
 

@@ -28,7 +28,7 @@ std::vector<std::string> texts(const std::vector<PathGrant>& grants) {
 
 TEST_CASE("paths: variables and normal forms") {
   CHECK(path("/").rest == "/");
-  CHECK(path("${CWD}").base == aasm::plan::PathBase::kCwd);
+  CHECK(path("${CWD}").base == PathBase::kCwd);
   CHECK(path("${CWD}").rest == "");
   CHECK(path("${HOME}/.cache").rest == "/.cache");
   CHECK(path("${HOME}/.cache").text() == "${HOME}/.cache");

@@ -15,6 +15,7 @@
 #include <set>
 
 #include "backend/seccomp_lowering.h"
+#include "backend/socket_rules.h"
 #include "bpf/interpreter.h"
 #include "kernel/arch.h"
 #include "kernel/seccomp_notify.h"
@@ -156,7 +157,7 @@ void prove(const SyscallIR& ir, const Target& target, const std::vector<const Se
 // The kernel caches "allow" for a call whose every filter allows it looking
 // at nothing but the number and architecture (kernel/seccomp.c).
 void check_cacheable(const SyscallIR& ir, const Target& target, const std::vector<const SeccompProgram*>& programs) {
-  if (ir.mode != aasm::plan::FilterMode::kAllowlist) return;
+  if (ir.mode != SyscallIR::Mode::kAllowlist) return;
   std::set<std::string> with_arguments;
   for (const SyscallRuleIR& rule : ir.rules) with_arguments.insert(rule.syscall);
   for (const auto& [name, entry] : ir.allowed) {
@@ -177,9 +178,11 @@ TEST_CASE("seccomp lowering: every emitted program answers as the semantics say,
       std::vector<PolicyDocument> documents;
       load_policy_file(file, diags, documents);
       const std::vector<Target> targets(all_targets().begin(), all_targets().end());
-      auto ir = build_ir(documents, targets, diags);
+      auto policy = build_ir(documents, targets, diags);
       REQUIRE(diags.error_count() == 0);
-      REQUIRE(ir);
+      REQUIRE(policy);
+      auto ir = with_socket_rules(*policy);  // the syscall IR as the plan's programs lower it
+      REQUIRE_MESSAGE(bool(ir), (ir ? "" : llvm::toString(ir.takeError())));
       if (!ir->syscalls) continue;
       for (const Target& target : targets) {
         auto programs = lower_syscalls(*ir->syscalls, target);

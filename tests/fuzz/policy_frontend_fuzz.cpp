@@ -18,9 +18,9 @@
 #include "frontend/yaml_tree.h"
 #include "middle/build_ir.h"
 #include "middle/ir.h"
-#include "middle/targets.h"
 #include "support/diagnostic_formats.h"
 #include "support/diagnostics.h"
+#include "tables/targets.h"
 
 namespace {
 

@@ -5,7 +5,7 @@ The part of docs/groups.md between the BEGIN/END GENERATED markers is made
 from `aasmc groups` output:
 
   check_groups_doc.py --write   regenerate that part (after changing
-                                compiler/middle/syscall_groups.cpp)
+                                compiler/tables/syscall_groups.cpp)
   check_groups_doc.py --check   fail when the doc and the table disagree
 
 The environment gives AASMC (the compiler) and AASM_SOURCE_ROOT (the

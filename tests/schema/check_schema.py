@@ -223,11 +223,11 @@ def check_closed_lists(schema, report):
     if compiler_groups != schema_groups:
         report.fail(f"schema @groups differ from `aasmc groups`: only in the schema {sorted(schema_groups - compiler_groups)}, "
                     f"only in aasmc {sorted(compiler_groups - schema_groups)}")
-    # errno names: the compiler's table is compiler/support/errno_names.cpp.
-    with open(os.path.join(ROOT, "compiler", "support", "errno_names.cpp"), encoding="utf-8") as f:
+    # errno names: the compiler's table is compiler/tables/errno_names.cpp.
+    with open(os.path.join(ROOT, "compiler", "tables", "errno_names.cpp"), encoding="utf-8") as f:
         compiler_errnos = set(re.findall(r'\{"(E[A-Z0-9]+)",', f.read()))
     if not compiler_errnos:
-        report.fail("found no errno name in compiler/support/errno_names.cpp (did its table change shape?)")
+        report.fail("found no errno name in compiler/tables/errno_names.cpp (did its table change shape?)")
     for name in ("defaultAction", "ruleAction"):
         schema_errnos = {a[len("errno:"):] for a in defs[name]["anyOf"][0]["enum"] if a.startswith("errno:")}
         if schema_errnos != compiler_errnos:

@@ -1,4 +1,4 @@
-// The curated syscall groups (compiler/middle/syscall_groups.cpp): every
+// The curated syscall groups (compiler/tables/syscall_groups.cpp): every
 // member is a real syscall on some target, no group repeats a member, every
 // reason is written, and allow groups stay apart from deny groups.
 #include <doctest/doctest.h>
@@ -7,8 +7,8 @@
 #include <set>
 #include <string>
 
-#include "middle/syscall_groups.h"
-#include "middle/targets.h"
+#include "tables/syscall_groups.h"
+#include "tables/targets.h"
 
 namespace aasmc {
 namespace {

@@ -1,4 +1,4 @@
-#include "middle/syscall_groups.h"
+#include "tables/syscall_groups.h"
 
 namespace aasmc {
 namespace {

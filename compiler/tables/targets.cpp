@@ -1,4 +1,4 @@
-#include "middle/targets.h"
+#include "tables/targets.h"
 
 #include <seccomp.h>
 

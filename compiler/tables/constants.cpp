@@ -1,4 +1,4 @@
-#include "middle/constants.h"
+#include "tables/constants.h"
 
 #include <algorithm>
 #include <string>

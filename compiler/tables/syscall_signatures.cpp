@@ -1,4 +1,4 @@
-#include "middle/syscall_signatures.h"
+#include "tables/syscall_signatures.h"
 
 #include <algorithm>
 #include <set>

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "middle/targets.h"
+#include "tables/targets.h"
 
 namespace aasmc {
 

@@ -1,4 +1,4 @@
-#include "backend/negotiate.h"
+#include "backend/check_lowerable.h"
 
 namespace aasmc {
 namespace {

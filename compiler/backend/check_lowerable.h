@@ -1,6 +1,6 @@
-// Negotiation: every requirement of the IR gets exactly one outcome with the
-// native backend. What this compiler cannot lower yet is refused, naming each
-// requirement where it was written; nothing is silently dropped.
+// What the backend cannot lower: every requirement of the IR gets exactly one
+// outcome with the native backend, and one it cannot enforce yet is refused
+// before any lowering, named where it was written; nothing is silently dropped.
 #pragma once
 
 #include "middle/ir.h"

@@ -1,4 +1,4 @@
-#include "support/errno_names.h"
+#include "tables/errno_names.h"
 
 #include <cerrno>
 #include <vector>

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "middle/targets.h"
+#include "tables/targets.h"
 
 namespace aasmc {
 
