@@ -62,14 +62,18 @@ void normalize_rules(std::span<SyscallRuleIR> rules, const std::vector<Target>& 
 
 // The calls `allow` rules permit beyond the allowlists, in normal form per
 // target where every allowlist document permits them (merge.h ConditionalAllow).
-void conditional_allows(SyscallIR& ir, const std::vector<ConditionalAllow>& allows, const std::vector<Target>& targets,
-                        Diagnostics& diags) {
+// Under capabilities.deny: [syscall] none is: the denial is an allowlist of
+// nothing that no rule widens.
+void conditional_allows(SyscallIR& ir, const std::vector<ConditionalAllow>& allows, bool syscalls_denied,
+                        const std::vector<Target>& targets, Diagnostics& diags) {
   for (const ConditionalAllow& allow : allows) {
     const std::string& name = allow.syscall;
-    if (!allow.permitted) {
+    if (!allow.permitted || syscalls_denied) {
       diags.warning(allow.first.loc,
-                    "this allow rule for " + name + " has no effect: an allowlist elsewhere in the cascade does not "
-                    "permit " + name + ", and a rule cannot widen it",
+                    "this allow rule for " + name + " has no effect: " +
+                        (syscalls_denied ? std::string("capabilities.deny: [syscall] leaves nothing but the start-up set")
+                                         : "an allowlist elsewhere in the cascade does not permit " + name) +
+                        ", and a rule cannot widen it",
                     diag::kNoEffect, allow.first.range);
       continue;
     }
@@ -216,7 +220,7 @@ std::optional<SyscallIR> resolve_syscalls(const std::optional<MergedSyscalls>& m
   add_group_rules(ir, m.rule_groups, targets);
   normalize_rules(ir.rules, targets, diags);
   if (allowed) {
-    conditional_allows(ir, m.conditional_allows, targets, diags);
+    conditional_allows(ir, m.conditional_allows, syscalls_denied, targets, diags);
     // A denied name outranks every allow-list.
     for (const auto& [name, source] : *allowed)
       if (!ir.denied.count(name)) ir.allowed.emplace(name, SyscallEntryIR{SyscallEntryIR::Origin::kPolicy, source});

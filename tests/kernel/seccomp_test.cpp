@@ -272,6 +272,20 @@ TEST_CASE("seccomp: a denylist of @kernel, @debug and @mount kills each of their
   }
 }
 
+// capabilities.deny: [syscall] leaves the start-up set, which has no write(2):
+// the probe reports through its exit status. An `allow` rule of the same
+// cascade reached the kernel before (mount's EFAULT through the filter).
+TEST_CASE("seccomp: an allow rule cannot widen capabilities.deny: [syscall]") {
+  TempDir dir;
+  const std::string rule = "  syscalls:\n    rules:\n      - {syscall: mount, action: allow}\n";
+  const std::string denied = compile_spec(dir, "denied", "  capabilities:\n    deny: [syscall]\n" + rule);
+  CHECK(probe(denied, {"status", "danger", "mount"}).exit_code == EPERM);
+
+  SUBCASE("control: without the denial the same rule lets mount reach the kernel (EFAULT: its NULL arguments)") {
+    CHECK(probe(compile_spec(dir, "allowed", rule), {"status", "danger", "mount"}).exit_code == EFAULT);
+  }
+}
+
 TEST_CASE("seccomp: an allow-all filter the command installs itself does not lift a denial") {
   TempDir dir;
   // seccomp() itself is allowed; getppid is not.

@@ -68,7 +68,12 @@
 
 extern char** environ;
 
+// `aasm-probe status OP ...`: no output, the errno as the exit status (0
+// for OK), for plans that do not allow write(2) (capabilities.deny: [syscall]).
+static int g_status_only;
+
 static int say(const char* line) {
+  if (g_status_only) return 0;
   size_t n = strlen(line);
   (void)!write(STDOUT_FILENO, line, n);
   (void)!write(STDOUT_FILENO, "\n", 1);
@@ -83,7 +88,7 @@ static int ok(void) {
 static int fail(int error) {
   const char* name = strerrorname_np(error);
   say(name ? name : "EUNKNOWN");
-  return 1;
+  return g_status_only ? error : 1;
 }
 
 static int usage(void);
@@ -1064,7 +1069,7 @@ static int usage(void) {
       "                | clone plain|newuser|newuser-newnet | clone3 plain|newuser | io_uring_setup\n"
       "                | ok | unshare user|user-mount | setns-bad | memfd-exec sealed|plain execveat|proc\n"
       "                | unnamed-exec tmpfile|deleted DIR execveat|proc | fexec PATH\n"
-      "                | danger NAME | own-filter-then-getppid\n"
+      "                | danger NAME | own-filter-then-getppid | status OP ARGS... (the errno as exit status)\n"
       "                | truncate PATH | open-trunc PATH | rename FROM TO | link FROM TO\n"
       "                | reopen-rw PATH | read-proc PID|parent|janitor FILE | ptrace-attach-parent | ptrace-attach PID\n"
       "                | tcp-connect PORT | tcp-bind PORT | udp-send PORT | netlink-socket\n"
@@ -1084,6 +1089,11 @@ static int usage(void) {
 }
 
 int main(int argc, char** argv) {
+  if (argc > 2 && strcmp(argv[1], "status") == 0) {
+    g_status_only = 1;
+    ++argv;
+    --argc;
+  }
   if (argc < 2) return usage();
   const char* op = argv[1];
   if (strcmp(op, "read") == 0 && argc == 3) {
