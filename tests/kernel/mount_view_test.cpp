@@ -410,7 +410,7 @@ TEST_CASE("view: no mount is left in the host's namespace when the command ends"
     hand_over(dir, who);
     Spec spec = view_with({writable(dir.path())});
     spec.tmpfs = {{"/tmp", 1 << 20, false}, {"/dev/shm", 1 << 20, false}};
-    spec.dev_pts = who != Who::kNobody;  // devpts needs root mapped in the user namespace (docs/filesystem-view.md)
+    spec.dev_pts = true;
     const std::string before = own_mountinfo();
     const Run inside = run_in({&spec, who}, {"/usr/bin/cat", "/proc/self/mountinfo"});
     INFO("stderr: ", inside.err);
@@ -455,6 +455,116 @@ TEST_CASE("view: a Landlock ruleset opened on host paths before the view still a
       in_view.view_rules = {{"/tmp", kReadWrite}};
       CHECK_PROBE(probe_in({&with_tmp, who, &in_view}, {"write", "/tmp/scratch"}), "OK");
     }
+  }
+}
+
+TEST_CASE("view: /dev holds the offered nodes only, and the view's root and /dev take no new files") {
+  for (Who who : kEveryone) {
+    CAPTURE(name_of(who));
+    Spec spec = view_with({});
+    spec.tmpfs = {{"/tmp", 1 << 20, false}};
+    for (const char* host_node : {"/dev/kmsg", "/dev/loop0", "/dev/console"}) {
+      CAPTURE(host_node);
+      CHECK_PROBE(probe_in({&spec, who}, {"stat", host_node}), "ENOENT");
+      CHECK_PROBE(probe_in({nullptr, who}, {"stat", host_node}), "OK");  // control: the host has it
+    }
+    // The offered nodes work (a read-only bind still lets a device be written).
+    CHECK_PROBE(probe_in({&spec, who}, {"write-text", "/dev/null", "x"}), "OK");
+    CHECK_PROBE(probe_in({&spec, who}, {"read", "/dev/zero"}), "OK");
+    CHECK_PROBE(probe_in({&spec, who}, {"write", "/dev/planted"}), "EROFS");
+    CHECK_PROBE(probe_in({&spec, who}, {"write", "/planted"}), "EROFS");
+    CHECK_PROBE(probe_in({&spec, who}, {"write", "/usr/planted"}), "EROFS");
+    // Control: the same write where the view grants a writable tree.
+    CHECK_PROBE(probe_in({&spec, who}, {"write", "/tmp/planted"}), "OK");
+  }
+}
+
+TEST_CASE("view: /proc/sys and the other machine-wide /proc files are read-only") {
+  for (Who who : kEveryone) {
+    CAPTURE(name_of(who));
+    const Spec spec = view_with({});
+    // Harmless were they let through: ns_last_pid belongs to the view's own
+    // PID namespace, and dropping clean caches loses no data.
+    CHECK_PROBE(probe_in({&spec, who}, {"write-text", "/proc/sys/kernel/ns_last_pid", "300"}), "EROFS");
+    // (drop_caches is root's alone: uid 65534 meets its mode first.)
+    CHECK_PROBE(probe_in({&spec, who}, {"write-text", "/proc/sys/vm/drop_caches", "1"}),
+                who == Who::kNobody ? "EACCES" : "EROFS");
+    // Control: the rest of /proc is the usual read-write proc.
+    CHECK_PROBE(probe_in({&spec, who}, {"write-text", "/proc/self/comm", "renamed"}), "OK");
+  }
+}
+
+TEST_CASE("view: /dev/pts is a new devpts instance, and /dev/ptmx leads to it") {
+  for (Who who : kEveryone) {
+    CAPTURE(name_of(who));
+    Spec spec = view_with({});
+    spec.dev_pts = true;
+    // The ptmx node of a new instance belongs to whoever mounted it, so an
+    // unprivileged user in its own user namespace gets one too.
+    CHECK_PROBE(probe_in({&spec, who}, {"open-write", "/dev/ptmx"}), "OK");
+    CHECK_PROBE(probe_in({&spec, who}, {"stat", "/dev/pts/ptmx"}), "OK");
+    // Control: without dev_pts there is no /dev/ptmx to open.
+    const Spec without = view_with({});
+    CHECK_PROBE(probe_in({&without, who}, {"open-write", "/dev/ptmx"}), "ENOENT");
+  }
+}
+
+TEST_CASE("view: the command starts in the working directory given, inside the view") {
+  TempDir dir;
+  for (Who who : kEveryone) {
+    CAPTURE(name_of(who));
+    hand_over(dir, who);
+    Spec spec = view_with({writable(dir.path())});
+    spec.working_directory = dir.path();
+    const Run inside = run_in({&spec, who}, {"/usr/bin/sh", "-c", "pwd"});
+    INFO("stderr: ", inside.err);
+    CHECK(inside.out == dir.path() + "\n");
+    spec.working_directory.clear();  // control: "/" otherwise
+    CHECK(run_in({&spec, who}, {"/usr/bin/sh", "-c", "pwd"}).out == "/\n");
+  }
+}
+
+// What prepare() refuses, each against the same spec made acceptable.
+TEST_CASE("view: prepare refuses a view it could not keep as asked") {
+  Workspace w(Who::kRoot);
+  const auto refusal = [](const Spec& spec) {
+    auto prepared = mount_view::prepare(spec);
+    return prepared ? std::string("accepted") : prepared.error().message;
+  };
+  const Spec good = view_with({writable(w.ws), protect(w.git + "/hooks"), protect(w.git + "/config")});
+  REQUIRE(refusal(good) == "accepted");
+
+  SUBCASE("a protected path that is missing: the command could create it") {
+    CHECK(contains(refusal(view_with({writable(w.ws), protect(w.git + "/info")})), "cannot be protected"));
+  }
+  SUBCASE("a protected path that is a symlink: a mount pins the target, not the name") {
+    CHECK(contains(refusal(view_with({writable(w.ws), protect(w.git + "/hooks-link")})), "is a symbolic link"));
+  }
+  SUBCASE("a protected path reached through a symlink") {
+    REQUIRE(::symlink(".git", (w.ws + "/dotgit").c_str()) == 0);
+    CHECK(contains(refusal(view_with({writable(w.ws), protect(w.ws + "/dotgit/config")})), "leads through a symbolic link"));
+  }
+  SUBCASE("a protected file with another hard link, through which it stays writable") {
+    REQUIRE(::link((w.git + "/config").c_str(), (w.ws + "/config-alias").c_str()) == 0);
+    CHECK(contains(refusal(good), "hard links"));
+  }
+  SUBCASE("a protected path outside every tree") {
+    CHECK(contains(refusal(view_with({protect(w.git + "/config")})), "inside no tree"));
+  }
+  SUBCASE("a tree at /, two mounts at one place, a device not offered, a tmpfs without a limit") {
+    CHECK(contains(refusal(view_with({readable("/")})), "would hide nothing"));
+    CHECK(contains(refusal(view_with({readable(w.ws), {w.git, w.ws, 0}})), "something else of the view is there"));
+    Spec device = good;
+    device.dev_nodes.push_back("kmsg");
+    CHECK(contains(refusal(device), "not one the view offers"));
+    Spec unlimited = good;
+    unlimited.tmpfs = {{"/tmp", 0, false}};
+    CHECK(contains(refusal(unlimited), "no limit"));
+  }
+  SUBCASE("a symlink the build would have to create inside a host tree") {
+    Spec linked = good;
+    linked.symlinks.push_back({w.ws + "/planted", "/etc"});
+    CHECK(contains(refusal(linked), "creating it would write there"));
   }
 }
 
