@@ -385,6 +385,7 @@ Result<Prepared> prepare(const Spec& spec) {
 
   for (const Entry& e : *entries) {
     lay_out_entry(w, *entries, e);
+    if (e.kind == Kind::kProtected) out.protected_paths.push_back(w.text(e.view));
     if (e.kind == Kind::kProcCover) continue;  // no summary line per covered /proc file
     std::string options = options_of(e.attr);
     if (e.kind == Kind::kPin) options = "as its tree";
@@ -451,6 +452,14 @@ Failure build(const Prepared& prepared) {
     const Step& step = prepared.steps[i];
     const long result = run_step(prepared, step);
     if (result < 0 && !(result == -ENOENT && step.skip_if_missing)) return {int(-result), i};
+  }
+  return {};
+}
+
+ProtectionCheck check_protected(const Prepared& prepared) {
+  for (const uint32_t path : prepared.protected_paths) {
+    const long answer = raw::syscall6(SYS_faccessat, AT_FDCWD, long(prepared.at(path)), W_OK);
+    if (answer != -EROFS) return {false, path, int(-answer)};
   }
   return {};
 }

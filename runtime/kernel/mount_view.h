@@ -112,6 +112,7 @@ struct Prepared {
   std::string text;  // every string of the steps, NUL-terminated
   std::vector<Step> steps;
   std::vector<MountSummary> mounts;
+  std::vector<uint32_t> protected_paths;  // offsets into text, for check_protected()
   const char* at(uint32_t offset) const { return offset == kNone ? nullptr : text.data() + offset; }
 };
 
@@ -137,6 +138,18 @@ struct Failure {
 // dropped. Raw system calls only; async-signal-safe; safe in a process
 // sharing the caller's memory.
 Failure build(const Prepared& prepared);
+
+// Evidence, in the child after build(), that the protection holds: each
+// protected path is asked for write access (faccessat W_OK, which writes
+// nothing) and must answer EROFS, the read-only mount's answer. `refused`
+// is false at the first that does not; `answer` is what it said (0:
+// writable). Raw system calls only; async-signal-safe.
+struct ProtectionCheck {
+  bool refused = true;
+  uint32_t path = 0;  // offset into Prepared::text
+  int answer = 0;
+};
+ProtectionCheck check_protected(const Prepared& prepared);
 
 // "mount_setattr /usr ro,nosuid,nodev (recursive)": the step, for messages.
 std::string describe(const Prepared& prepared, uint32_t step);

@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -75,6 +76,9 @@ struct Launch {
   const Spec* view = nullptr;  // none: the command runs on the host, in no new namespace (a control)
   Who who = Who::kRoot;
   const LandlockLayer* landlock = nullptr;
+  // For the control of check_protected(): the protected binds are made but
+  // left read-write, as a broken build would leave them.
+  bool skip_protection = false;
 };
 
 // What the runner and the child share (the child runs in the runner's
@@ -90,6 +94,7 @@ struct Child {
   const char* stage = nullptr;  // written by the child when a step fails
   int error = 0;
   mount_view::Failure failure{};
+  mount_view::ProtectionCheck protection{};
 };
 
 int child_failed(Child& c, const char* stage, int error) {
@@ -114,6 +119,7 @@ int child_main(void* argument) {
   if (c.view) {
     c.failure = mount_view::build(*c.view);
     if (c.failure.error) return child_failed(c, "view", c.failure.error);
+    c.protection = mount_view::check_protected(*c.view);
   }
   if (c.ruleset_fd >= 0) {
     for (const auto& [path, access] : c.landlock->view_rules)
@@ -156,6 +162,11 @@ int runner(const Launch& launch, const std::vector<std::string>& command) {
       return 125;
     }
     prepared = std::move(*view);
+    if (launch.skip_protection) std::erase_if(prepared->steps, [&](const mount_view::Step& step) {
+      return step.op == mount_view::Op::kSetAttr &&
+             std::any_of(prepared->protected_paths.begin(), prepared->protected_paths.end(),
+                         [&](uint32_t path) { return std::strcmp(prepared->at(path), prepared->at(step.target)) == 0; });
+    });
   }
   int ruleset_fd = -1;
   if (launch.landlock) {
@@ -180,6 +191,9 @@ int runner(const Launch& launch, const std::vector<std::string>& command) {
   }
   int status = 0;
   ::waitpid(pid, &status, 0);
+  if (!child.protection.refused)
+    std::fprintf(stderr, "protection not refused: %s answered %s\n", prepared->at(child.protection.path),
+                 child.protection.answer ? std::strerror(child.protection.answer) : "writable");
   if (child.stage)
     std::fprintf(stderr, "child: %s: %s%s\n", child.stage, std::strerror(child.error),
                  child.failure.error ? (" at: " + mount_view::describe(*prepared, child.failure.step)).c_str() : "");
@@ -299,6 +313,25 @@ TEST_CASE("view: protected .git/hooks and .git/config stay as they are inside a 
         CHECK_PROBE(probe_in({&spec, who}, args), protecting ? attempt.when_protected : "OK");
       }
     }
+  }
+}
+
+// The receipt's evidence: before exec, the child asks each protected path
+// for write access and gets the read-only mount's EROFS.
+TEST_CASE("view: the child proves the protection before exec") {
+  for (Who who : kEveryone) {
+    CAPTURE(name_of(who));
+    Workspace w(who);
+    const Spec spec = view_with({writable(w.ws), protect(w.git + "/hooks"), protect(w.git + "/config")});
+    const Run held = probe_in({&spec, who}, {"ok"});
+    CHECK(held.out == "OK\n");
+    CHECK_FALSE(contains(held.err, "protection not refused"));
+    // Control: with the protected binds left read-write the check says so.
+    Launch broken{&spec, who};
+    broken.skip_protection = true;
+    const Run weakened = probe_in(broken, {"ok"});
+    CHECK(contains(weakened.err, "protection not refused: " + w.git + "/config answered writable"));
+    CHECK_PROBE(probe_in(broken, {"write", w.git + "/config"}), "OK");
   }
 }
 
