@@ -79,7 +79,26 @@ struct Launch {
   // For the control of check_protected(): the protected binds are made but
   // left read-write, as a broken build would leave them.
   bool skip_protection = false;
+  // For the control of the pins: the binds of the directories between a
+  // writable tree and its protected paths are left out.
+  bool skip_pins = false;
 };
+
+bool is_protected(const mount_view::Prepared& p, const char* path) {
+  return std::any_of(p.protected_paths.begin(), p.protected_paths.end(),
+                     [&](uint32_t offset) { return std::strcmp(p.at(offset), path) == 0; });
+}
+
+// What the two controls above leave out of a prepared view.
+void weaken(mount_view::Prepared& p, const Launch& launch) {
+  std::erase_if(p.steps, [&](const mount_view::Step& step) {
+    const bool self_bind = step.op == mount_view::Op::kMount && step.source != mount_view::Prepared::kNone &&
+                           std::strcmp(p.at(step.source), p.at(step.target)) == 0;
+    const bool pin = self_bind && !is_protected(p, p.at(step.target)) && std::strncmp(p.at(step.target), "/proc/", 6) != 0;
+    return (launch.skip_pins && pin) ||
+           (launch.skip_protection && step.op == mount_view::Op::kSetAttr && is_protected(p, p.at(step.target)));
+  });
+}
 
 // What the runner and the child share (the child runs in the runner's
 // memory until it execs).
@@ -162,11 +181,7 @@ int runner(const Launch& launch, const std::vector<std::string>& command) {
       return 125;
     }
     prepared = std::move(*view);
-    if (launch.skip_protection) std::erase_if(prepared->steps, [&](const mount_view::Step& step) {
-      return step.op == mount_view::Op::kSetAttr &&
-             std::any_of(prepared->protected_paths.begin(), prepared->protected_paths.end(),
-                         [&](uint32_t path) { return std::strcmp(prepared->at(path), prepared->at(step.target)) == 0; });
-    });
+    weaken(*prepared, launch);
   }
   int ruleset_fd = -1;
   if (launch.landlock) {
@@ -312,6 +327,25 @@ TEST_CASE("view: protected .git/hooks and .git/config stay as they are inside a 
         // Control: without the protection, every attempt succeeds.
         CHECK_PROBE(probe_in({&spec, who}, args), protecting ? attempt.when_protected : "OK");
       }
+    }
+  }
+}
+
+// A mount point moves with its directory entry: renaming a parent of a
+// protected path is refused only because prepare() pins the parents.
+TEST_CASE("view: without the pins, .git would be renamed away with its protected paths inside") {
+  for (Who who : kEveryone) {
+    CAPTURE(name_of(who));
+    for (const bool pinned : {true, false}) {
+      CAPTURE(pinned);
+      Workspace w(who);
+      const Spec spec = view_with({writable(w.ws), protect(w.git + "/hooks"), protect(w.git + "/config")});
+      Launch launch{&spec, who};
+      launch.skip_pins = !pinned;
+      // Either way the protected paths themselves hold...
+      CHECK_PROBE(probe_in(launch, {"write", w.git + "/config"}), "EROFS");
+      // ...but unpinned, their parent goes, and a new .git could take its name.
+      CHECK_PROBE(probe_in(launch, {"rename", w.git, w.ws + "/git-moved"}), pinned ? "EBUSY" : "OK");
     }
   }
 }
