@@ -147,62 +147,84 @@ Status check_protected(const Tree& tree, const std::string& resolved_tree, const
   return Ok{};
 }
 
-// The Spec's mounts as entries, sorted parents first; pins added.
-Result<std::vector<Entry>> entries_of(const Spec& spec) {
-  std::vector<Entry> entries;
-  std::vector<const Tree*> protected_trees;
+bool parents_first(const Entry& a, const Entry& b) { return path_less(a.view, b.view); }
+
+std::string offered_nodes() {
+  std::string out;
+  for (std::string_view node : kDevNodes) out += (out.empty() ? "" : ", ") + std::string(node);
+  return out;
+}
+
+Status add_host_trees(const Spec& spec, std::vector<Entry>& entries) {
   for (const Tree& tree : spec.trees) {
-    if (tree.flags & kProtected) {
-      protected_trees.push_back(&tree);
-      continue;
-    }
+    if (tree.flags & kProtected) continue;
     auto source = resolve(tree.host_path, "tree");
     if (!source) return source.error();
     entries.push_back({view_of(tree), Kind::kHostBind, *source, tree_attr(tree.flags), tree.is_directory, 0,
                        "bind " + tree.host_path});
   }
-  if (spec.proc) {
-    entries.push_back({"/proc", Kind::kProc, "", 0, true, 0, "proc (the command's PID namespace)"});
-    for (const char* covered : kProcCovered)
-      entries.push_back({covered, Kind::kProcCover, "", MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
-                         true, 0, "bind (itself, read-only)"});
-  }
-  if (!spec.dev_nodes.empty() || spec.dev_pts)
-    entries.push_back({"/dev", Kind::kDevTmpfs, "", 0, true, 0, "tmpfs (device nodes only)"});
+  return Ok{};
+}
+
+void add_proc(const Spec& spec, std::vector<Entry>& entries) {
+  if (!spec.proc) return;
+  entries.push_back({"/proc", Kind::kProc, "", 0, true, 0, "proc (the command's PID namespace)"});
+  for (const char* covered : kProcCovered)
+    entries.push_back({covered, Kind::kProcCover, "", MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
+                       true, 0, "bind (itself, read-only)"});
+}
+
+Status add_dev(const Spec& spec, std::vector<Entry>& entries) {
+  if (spec.dev_nodes.empty() && !spec.dev_pts) return Ok{};
+  entries.push_back({"/dev", Kind::kDevTmpfs, "", 0, true, 0, "tmpfs (device nodes only)"});
   for (const std::string& node : spec.dev_nodes) {
     if (std::find(std::begin(kDevNodes), std::end(kDevNodes), node) == std::end(kDevNodes))
-      return make_error("device node " + node + " is not one the view offers (null, zero, full, random, urandom, tty)");
+      return make_error("device node " + node + " is not one the view offers (" + offered_nodes() + ")");
     auto source = resolve("/dev/" + node, "device node");
     if (!source) return source.error();
+    // A host whose /dev/null was replaced by a file (a tool that wrote
+    // "atomically" to it) would otherwise hand that file to every command.
+    struct stat st {};
+    if (::stat(source->c_str(), &st) != 0 || !S_ISCHR(st.st_mode))
+      return make_error("device node /dev/" + node + " is not a character device on this host (" + *source + ")");
     // No nodev here, or the node would not open; read-only still lets it be
     // written (the mount's read-only flag binds regular files only).
     entries.push_back({"/dev/" + node, Kind::kDevNode, *source, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC,
                        false, 0, "bind /dev/" + node});
   }
   if (spec.dev_pts) entries.push_back({"/dev/pts", Kind::kDevPts, "", 0, true, 0, "devpts (a new instance)"});
+  return Ok{};
+}
+
+Status add_tmpfs(const Spec& spec, std::vector<Entry>& entries) {
   for (const Tmpfs& tmpfs : spec.tmpfs) {
     if (tmpfs.max_bytes == 0) return make_error("private tmpfs " + tmpfs.view_path + ": a size of 0 bytes means no limit to tmpfs");
-    entries.push_back({tmpfs.view_path, Kind::kTmpfs, "", 0, true, tmpfs.max_bytes,
+    const uint64_t attr = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (tmpfs.executable ? 0 : MOUNT_ATTR_NOEXEC);
+    entries.push_back({tmpfs.view_path, Kind::kTmpfs, "", attr, true, tmpfs.max_bytes,
                        "tmpfs (private), " + mebibytes(tmpfs.max_bytes)});
-    entries.back().attr = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (tmpfs.executable ? 0 : MOUNT_ATTR_NOEXEC);
   }
-  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return path_less(a.view, b.view); });
+  return Ok{};
+}
 
-  // Protected paths and the pins between each and its tree, into the order.
+// Protected paths and the pins between each and its tree, into `entries`
+// (sorted, holding every other mount). A protected path keeps its tree's
+// flags, read-only; the pins keep them as they are.
+Status add_protected(const Spec& spec, std::vector<Entry>& entries) {
   std::vector<Entry> added;
-  for (const Tree* tree : protected_trees) {
-    const std::string& view = view_of(*tree);
+  for (const Tree& tree : spec.trees) {
+    if (!(tree.flags & kProtected)) continue;
+    const std::string& view = view_of(tree);
     const Entry* outer = enclosing(entries, view);
     if (!outer || outer->kind != Kind::kHostBind)
       return make_error("protected path " + view + " is inside no tree of the view: nothing to protect it from");
-    const std::string relative = view.substr(outer->view.size());
-    if (Status checked = check_protected(*tree, outer->source, relative); !checked) return checked.error();
+    if (Status checked = check_protected(tree, outer->source, view.substr(outer->view.size())); !checked)
+      return checked.error();
     for (std::string pin = parent_of(view); beneath(pin, outer->view); pin = parent_of(pin))
       added.push_back({pin, Kind::kPin, "", 0, true, 0, "bind (itself: pinned, it cannot be renamed or removed)"});
     struct stat st {};
-    ::lstat(tree->host_path.c_str(), &st);
-    added.push_back({view, Kind::kProtected, "", tree_attr(tree->flags), S_ISDIR(st.st_mode), 0,
-                     "bind (itself, protected)"});
+    ::lstat(tree.host_path.c_str(), &st);
+    const uint64_t attr = outer->attr | MOUNT_ATTR_RDONLY | ((tree.flags & kNoExec) ? MOUNT_ATTR_NOEXEC : 0);
+    added.push_back({view, Kind::kProtected, "", attr, S_ISDIR(st.st_mode), 0, "bind (itself, protected)"});
   }
   // Protected paths first, so that a pin never takes the place of one
   // (protecting `.git` and `.git/hooks` pins nothing), and each pin once.
@@ -212,7 +234,19 @@ Result<std::vector<Entry>> entries_of(const Spec& spec) {
     const bool taken = std::any_of(entries.begin(), entries.end(), [&](const Entry& e) { return e.view == entry.view; });
     if (entry.kind == Kind::kPin && !taken) entries.push_back(entry);
   }
-  std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return path_less(a.view, b.view); });
+  std::stable_sort(entries.begin(), entries.end(), parents_first);
+  return Ok{};
+}
+
+// The Spec's mounts as entries, sorted parents first.
+Result<std::vector<Entry>> entries_of(const Spec& spec) {
+  std::vector<Entry> entries;
+  if (Status added = add_host_trees(spec, entries); !added) return added.error();
+  add_proc(spec, entries);
+  if (Status added = add_dev(spec, entries); !added) return added.error();
+  if (Status added = add_tmpfs(spec, entries); !added) return added.error();
+  std::sort(entries.begin(), entries.end(), parents_first);
+  if (Status added = add_protected(spec, entries); !added) return added.error();
   return entries;
 }
 
