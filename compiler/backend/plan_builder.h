@@ -15,7 +15,9 @@ inline constexpr const char* kCompilerVersion = "0.1.0";
 
 llvm::Expected<aasm::plan::Plan> build_plan(const PolicyIR& ir);
 
-// Writes to a temporary file beside `path`, then renames it over `path`.
+// Writes to a temporary file beside `path`, then renames it over `path`
+// (a regular file, or none yet). A character device such as /dev/null is
+// written in place; any other kind of file is refused.
 llvm::Error write_plan_atomically(const std::string& path, const std::vector<uint8_t>& bytes);
 
 }  // namespace aasmc

@@ -1,6 +1,7 @@
 #include "supervisor/receipt.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -57,7 +58,30 @@ std::string render_receipt(const Receipt& r) {
   return out;
 }
 
+namespace {
+
+// A character device (`--receipt /dev/null`) takes the text where it is:
+// rename(2) would replace the host's node with a file. Opened without
+// blocking and without becoming a controlling terminal.
+Status write_in_place(const std::string& path, const std::string& text) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) return make_error("cannot write the receipt '" + path + "': " + std::strerror(errno));
+  const bool ok = ::write(fd, text.data(), text.size()) == ssize_t(text.size());
+  const int saved = errno;
+  ::close(fd);
+  if (!ok) return make_error("cannot write the receipt '" + path + "': " + std::strerror(saved));
+  return Ok{};
+}
+
+}  // namespace
+
 Status write_receipt(const std::string& path, const Receipt& receipt) {
+  struct stat existing {};
+  if (::lstat(path.c_str(), &existing) == 0) {
+    if (S_ISCHR(existing.st_mode)) return write_in_place(path, render_receipt(receipt));
+    if (S_ISBLK(existing.st_mode))
+      return make_error("cannot write the receipt '" + path + "': it is a block device, which a receipt would replace");
+  }
   std::string temp = path + ".tmp.XXXXXX";
   const int fd = ::mkstemp(temp.data());
   if (fd < 0) return make_error("cannot write the receipt '" + path + "': " + std::strerror(errno));

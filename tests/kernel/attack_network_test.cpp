@@ -56,41 +56,6 @@ void release(const Responder& r) {
   (void)::connect(s.fd(), reinterpret_cast<const sockaddr*>(&a), sizeof a);
 }
 
-// A root-only (0600) pathname stream socket in a directory of its own,
-// outside every allow-list: the stand-in for docker.sock. A thread greets
-// each connection with "hello" until the socket closes.
-class UnixService {
- public:
-  explicit UnixService(const TempDir& dir) : path_(dir / "service.sock") {
-    sockaddr_un a{};
-    a.sun_family = AF_UNIX;
-    std::strcpy(a.sun_path, path_.c_str());
-    REQUIRE(::bind(socket_.fd(), reinterpret_cast<const sockaddr*>(&a), sizeof a) == 0);
-    REQUIRE(::chmod(path_.c_str(), 0600) == 0);
-    REQUIRE(::listen(socket_.fd(), 8) == 0);
-    thread_ = std::thread([this] {
-      while (!stop_) {
-        if (!socket_.readable(100)) continue;
-        const int fd = ::accept4(socket_.fd(), nullptr, nullptr, SOCK_CLOEXEC);
-        if (fd < 0) continue;
-        (void)!::write(fd, "hello", 5);
-        ::close(fd);
-      }
-    });
-  }
-  ~UnixService() {
-    stop_ = true;
-    thread_.join();
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-  Socket socket_{::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)};
-  std::atomic<bool> stop_{false};
-  std::thread thread_;
-};
-
 std::string network(const std::string& outbound, const std::string& bind = "") {
   return "  network:\n    outbound: " + outbound + "\n" + (bind.empty() ? "" : "    bind: " + bind + "\n");
 }

@@ -10,6 +10,7 @@
 // probe that only reads (/etc/hostname), so even the unfixed launcher,
 // which grants / there, changes nothing.
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -250,4 +251,25 @@ TEST_CASE("attack paths: a FIFO as the --receipt path is replaced, not opened") 
   REQUIRE(::lstat(fifo.c_str(), &st) == 0);
   CHECK(S_ISREG(st.st_mode));
   CHECK(contains(read_file(fifo), "\"outcome\""));
+}
+
+// rename(2) over a device replaces the node: `--receipt /dev/null` as root
+// would have turned the host's /dev/null into a file. A character device is
+// written in place (here a null device of the test's own).
+TEST_CASE("attack paths: a character device as the --receipt path is written in place, not replaced") {
+  TempDir dir;
+  const std::string plan = compile_spec(dir, "plan", fs_spec({}, {}));
+  const std::string device = dir / "null";
+  REQUIRE(::mknod(device.c_str(), S_IFCHR | 0666, makedev(1, 3)) == 0);
+  CHECK_RUN(launch_probe(dir.path(), plan, {"exit", "0"}, {}, {"--receipt", device}), 0, "");
+  struct stat st {};
+  REQUIRE(::lstat(device.c_str(), &st) == 0);
+  CHECK(S_ISCHR(st.st_mode));
+
+  SUBCASE("control: a regular file there is replaced by the receipt") {
+    const std::string file = dir / "receipt.json";
+    write_file(file, "old");
+    CHECK_RUN(launch_probe(dir.path(), plan, {"exit", "0"}, {}, {"--receipt", file}), 0, "");
+    CHECK(contains(read_file(file), "\"outcome\""));
+  }
 }

@@ -1,16 +1,21 @@
 // Pieces the Landlock and attack tests share: the filesystem node that
-// confines the probe, and sockets on 127.0.0.1 the test owns.
+// confines the probe, sockets on 127.0.0.1 the test owns, and a unix
+// socket service.
 #pragma once
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "harness.h"
@@ -52,6 +57,42 @@ class Socket {
 
  private:
   int fd_;
+};
+
+// A root-only (0600, unless `mode` says otherwise) pathname stream socket
+// in a directory of its own, outside every allow-list: the stand-in for
+// docker.sock. A thread greets each connection with "hello" until the
+// socket closes.
+class UnixService {
+ public:
+  explicit UnixService(const TempDir& dir, mode_t mode = 0600) : path_(dir / "service.sock") {
+    sockaddr_un a{};
+    a.sun_family = AF_UNIX;
+    std::strcpy(a.sun_path, path_.c_str());
+    REQUIRE(::bind(socket_.fd(), reinterpret_cast<const sockaddr*>(&a), sizeof a) == 0);
+    REQUIRE(::chmod(path_.c_str(), mode) == 0);
+    REQUIRE(::listen(socket_.fd(), 8) == 0);
+    thread_ = std::thread([this] {
+      while (!stop_) {
+        if (!socket_.readable(100)) continue;
+        const int fd = ::accept4(socket_.fd(), nullptr, nullptr, SOCK_CLOEXEC);
+        if (fd < 0) continue;
+        (void)!::write(fd, "hello", 5);
+        ::close(fd);
+      }
+    });
+  }
+  ~UnixService() {
+    stop_ = true;
+    thread_.join();
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  Socket socket_{::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)};
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
 };
 
 inline sockaddr_in loopback(uint16_t port) {

@@ -25,29 +25,13 @@ std::string binary(const char* variable) {
   return value;
 }
 
-Run run(const std::vector<std::string>& argv, const std::string& cwd) {
-  int out[2], err[2];
-  REQUIRE(::pipe2(out, O_CLOEXEC) == 0);
-  REQUIRE(::pipe2(err, O_CLOEXEC) == 0);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, err[1], STDERR_FILENO);
-  if (!cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
-  std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = -1;
-  const int spawned = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  ::close(out[1]);
-  ::close(err[1]);
-  REQUIRE_MESSAGE(spawned == 0, "posix_spawn ", argv[0], ": ", std::strerror(spawned));
+namespace {
 
-  // Drain both pipes together so neither can fill up and stall the child.
+// Drains both pipes together so neither can fill up and stall the child,
+// then reaps it.
+Run collect(pid_t pid, int out_read, int err_read) {
   Run result;
-  pollfd fds[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}};
+  pollfd fds[2] = {{out_read, POLLIN, 0}, {err_read, POLLIN, 0}};
   std::string* sinks[2] = {&result.out, &result.err};
   int open_pipes = 2;
   while (open_pipes > 0) {
@@ -73,6 +57,48 @@ Run run(const std::vector<std::string>& argv, const std::string& cwd) {
   if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
   return result;
+}
+
+}  // namespace
+
+Run run(const std::vector<std::string>& argv, const std::string& cwd) {
+  int out[2], err[2];
+  REQUIRE(::pipe2(out, O_CLOEXEC) == 0);
+  REQUIRE(::pipe2(err, O_CLOEXEC) == 0);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, err[1], STDERR_FILENO);
+  if (!cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = -1;
+  const int spawned = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(out[1]);
+  ::close(err[1]);
+  REQUIRE_MESSAGE(spawned == 0, "posix_spawn ", argv[0], ": ", std::strerror(spawned));
+  return collect(pid, out[0], err[0]);
+}
+
+Run run_forked(const std::function<int()>& body) {
+  int out[2], err[2];
+  REQUIRE(::pipe2(out, O_CLOEXEC) == 0);
+  REQUIRE(::pipe2(err, O_CLOEXEC) == 0);
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    const int null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (null < 0 || ::dup2(null, STDIN_FILENO) < 0 || ::dup2(out[1], STDOUT_FILENO) < 0 ||
+        ::dup2(err[1], STDERR_FILENO) < 0)
+      ::_exit(126);
+    ::_exit(body());
+  }
+  ::close(out[1]);
+  ::close(err[1]);
+  return collect(pid, out[0], err[0]);
 }
 
 TempDir::TempDir(const std::string& base) {

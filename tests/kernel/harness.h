@@ -6,6 +6,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +26,11 @@ std::string binary(const char* variable);
 
 // Runs argv (argv[0] a path) with posix_spawn, stdin from /dev/null.
 Run run(const std::vector<std::string>& argv, const std::string& cwd = "");
+
+// Runs `body` in a forked copy of this process, stdin from /dev/null, its
+// stdout and stderr captured; its return value is the exit status. The body
+// must not use doctest (a copy of the test process reports nothing).
+Run run_forked(const std::function<int()>& body);
 
 // A fresh directory under `base` (/tmp unless given), removed with its
 // contents at scope exit.

@@ -27,7 +27,9 @@
 // 127.0.0.1, so no op can send traffic off the machine. The socket-family
 // ops (tests/kernel/attack_network_test.cpp) only create a socket and close
 // it; `unix-connect` connects to a socket file the test listens on in its
-// own temp dir.
+// own temp dir. The filesystem-view ops (tests/kernel/mount_view_test.cpp:
+// stat, symlink, unlink, rmdir, mmap-exec) are given paths in the test's
+// own temp dirs, as the view shows them.
 #define _GNU_SOURCE
 #include <errno.h>
 #include <dirent.h>
@@ -1061,6 +1063,17 @@ static int op_unix_bind(const char* path) {
   return result(bind(fd, (struct sockaddr*)&address, sizeof address));
 }
 
+// mmap(PROT_READ|PROT_EXEC) of PATH's first page: what the dynamic loader
+// does to every library and to a program it is asked to run. A file on a
+// noexec mount refuses it (EPERM); Landlock does not mediate it.
+static int op_mmap_exec(const char* path) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return fail(errno);
+  void* region = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+  if (region == MAP_FAILED) return fail(errno);
+  return ok();
+}
+
 static int usage(void) {
   static const char text[] =
       "usage: aasm-probe read PATH | write PATH | exec PATH [ARG...] | getppid\n"
@@ -1083,7 +1096,8 @@ static int usage(void) {
       "                | map-mib N | meta chmod|utime|setxattr|setflags PATH | prlimit PID|parent|janitor N\n"
       "                | open-write PATH | write-text PATH TEXT|self | sigio PID SIGNAL\n"
       "                | opath proc PATH | opath at DIR NAME | rename-exchange A B | unix-bind PATH\n"
-      "                | mknod-char PATH | mkfifo PATH | readlink-proc PID|parent|janitor FILE\n";
+      "                | mknod-char PATH | mkfifo PATH | readlink-proc PID|parent|janitor FILE\n"
+      "                | stat PATH | symlink TARGET LINK | unlink PATH | rmdir PATH | mmap-exec PATH\n";
   (void)!write(STDERR_FILENO, text, sizeof text - 1);
   return 2;
 }
@@ -1197,5 +1211,13 @@ int main(int argc, char** argv) {
   if (strcmp(op, "mknod-char") == 0 && argc == 3) return result(mknod(argv[2], S_IFCHR | 0600, makedev(1, 3)));
   if (strcmp(op, "mkfifo") == 0 && argc == 3) return result(mkfifo(argv[2], 0600));
   if (strcmp(op, "readlink-proc") == 0 && argc == 4) return op_readlink_proc(argv[2], argv[3]);
+  if (strcmp(op, "stat") == 0 && argc == 3) {
+    struct stat st;
+    return result(stat(argv[2], &st));
+  }
+  if (strcmp(op, "symlink") == 0 && argc == 4) return result(symlink(argv[2], argv[3]));
+  if (strcmp(op, "unlink") == 0 && argc == 3) return result(unlink(argv[2]));
+  if (strcmp(op, "rmdir") == 0 && argc == 3) return result(rmdir(argv[2]));
+  if (strcmp(op, "mmap-exec") == 0 && argc == 3) return op_mmap_exec(argv[2]);
   return usage();
 }

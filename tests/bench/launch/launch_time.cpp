@@ -48,7 +48,13 @@
 #include <string>
 #include <vector>
 
+#include "timing.h"
+
 namespace {
+
+using aasm::bench::find_in_path;
+using aasm::bench::now_ms;
+using aasm::bench::quantile;
 
 using Args = std::vector<std::string>;
 
@@ -64,24 +70,6 @@ struct Variant {
 [[noreturn]] void fail(const std::string& message) {
   std::fprintf(stderr, "bench-launch-time: %s\n", message.c_str());
   std::exit(2);
-}
-
-double now_ms() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);  // vDSO: no system call
-  return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) / 1e6;
-}
-
-std::optional<std::string> find_in_path(const std::string& name) {
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path && *path ? path : "/usr/local/bin:/usr/bin:/bin");
-  for (std::string dir; std::getline(dirs, dir, ':');) {
-    const std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
-    struct stat st;  // a regular executable file: meson puts /usr/lib/x86_64-linux-gnu, with its firejail/ directory, first
-    if (stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(candidate.c_str(), X_OK) == 0)
-      return candidate;
-  }
-  return std::nullopt;
 }
 
 // fork, exec argv with stdout to /dev/null and stderr to `stderr_path`
@@ -133,12 +121,6 @@ std::vector<std::string> prepare(const Args& argv, const std::string& scratch) {
   for (std::string line; std::getline(s, line);)
     if (!line.empty()) lines.push_back(line);
   return lines;
-}
-
-double quantile(std::vector<double> v, double q) {  // nearest rank
-  std::sort(v.begin(), v.end());
-  const size_t rank = size_t(std::ceil(q * double(v.size())));
-  return v[std::min(v.size() - 1, rank == 0 ? 0 : rank - 1)];
 }
 
 std::string join(const Args& argv) {
