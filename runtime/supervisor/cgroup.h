@@ -12,6 +12,9 @@
 //
 // A RunCgroup's destructor does not clean up: a cleanup that can fail must be
 // asked for and its result reported (kill_and_remove).
+//
+// This file is the run's groups' life: created, limited, entered, counted,
+// emptied and removed. What the host offers is found in cgroup_host.h.
 #pragma once
 
 #include <sys/types.h>
@@ -155,7 +158,8 @@ class RunCgroup {
 int place_self(const int* procs_fds, size_t count);
 
 // What this host can give the launcher, without creating anything: which
-// controllers, where, whether the launcher may create groups there.
+// controllers, where, whether the launcher may create groups there
+// (cgroup_host.cpp).
 std::string describe_host_support();
 
 }  // namespace aasm::cgroup
