@@ -607,11 +607,12 @@ int launch(const LaunchRequest& request) {
   // the child was created), and the signals to reset are read. The child
   // waits for both before its last steps.
   std::optional<Result<Janitor>> janitor;
-  const std::vector<std::string> cgroup_dirs = prepared->cgroup ? prepared->cgroup->paths() : std::vector<std::string>{};
+  static const cgroup::sweep::Targets no_cgroup{};
+  const cgroup::sweep::Targets& cgroups = prepared->cgroup ? prepared->cgroup->sweep_targets() : no_cgroup;
   const pid_t child = spawn::start({namespaces::clone_flags(fresh), cgroup_v2_fd, Janitor::pid_slot()}, child_entry,
                                    &start, [&] {
                                      io.ignored_signals = signals::ignored();
-                                     janitor.emplace(Janitor::start(cgroup_dirs));
+                                     janitor.emplace(Janitor::start(cgroups));
                                      return bool(*janitor);
                                    });
   for (int fd : {prepared->ruleset_fd, prepared->denied_dir_fd, out_pipe[1], err_pipe[1], io.supervisor_pidfd})

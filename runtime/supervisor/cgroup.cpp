@@ -1,9 +1,6 @@
 #include "supervisor/cgroup.h"
 
-#include <dirent.h>
 #include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -11,49 +8,17 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
-#include <ctime>
+#include <cstdlib>
 #include <set>
-#include <thread>
 
 #include "supervisor/cgroup_host.h"
 
 namespace aasm::cgroup {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-// Bounds on what a cleanup walks: a run could create sub-groups of its own.
-constexpr int kMaxDepth = 32;
-constexpr size_t kMaxDirs = 4096;
-
-// One write(2) of the whole value: cgroup files take one value per write.
+// 0 or errno (sweep::write_value: one write(2) of the whole value).
 int write_file(const std::string& path, const std::string& value) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return errno;
-  ssize_t n;
-  do n = ::write(fd, value.data(), value.size());
-  while (n < 0 && errno == EINTR);
-  const int error = n < 0 ? errno : (size_t(n) == value.size() ? 0 : EIO);
-  ::close(fd);
-  return error;
-}
-
-// "key value" lines (memory.events, memory.oom_control, pids.events, cgroup.events).
-std::optional<uint64_t> keyed_value(const std::string& text, const std::string& key) {
-  for (const std::string& line : split(text, '\n')) {
-    if (line.size() > key.size() && line.compare(0, key.size(), key) == 0 && line[key.size()] == ' ')
-      return std::strtoull(line.c_str() + key.size() + 1, nullptr, 10);
-  }
-  return std::nullopt;
-}
-
-std::vector<pid_t> read_procs(const std::string& dir) {
-  std::vector<pid_t> pids;
-  if (auto text = read_file(dir + "/cgroup.procs"))
-    for (const std::string& line : split(*text, '\n'))
-      if (!line.empty()) pids.push_back(pid_t(std::strtol(line.c_str(), nullptr, 10)));
-  return pids;
+  return int(-sweep::write_value(path.c_str(), value.c_str()));
 }
 
 std::vector<std::string> needed_controllers(const Limits& limits) {
@@ -64,33 +29,6 @@ std::vector<std::string> needed_controllers(const Limits& limits) {
   return needed;
 }
 
-// Every directory of the group's tree, parents before children.
-std::vector<std::string> tree_of(const std::string& root) {
-  std::vector<std::string> dirs;
-  std::vector<std::pair<std::string, int>> pending{{root, 0}};
-  while (!pending.empty() && dirs.size() < kMaxDirs) {
-    auto [dir, depth] = pending.back();
-    pending.pop_back();
-    if (!exists(dir)) continue;
-    dirs.push_back(dir);
-    if (depth >= kMaxDepth) continue;
-    DIR* stream = ::opendir(dir.c_str());
-    if (!stream) continue;
-    while (dirent* entry = ::readdir(stream)) {
-      if (entry->d_type != DT_DIR || std::strcmp(entry->d_name, ".") == 0 || std::strcmp(entry->d_name, "..") == 0)
-        continue;
-      pending.push_back({dir + "/" + entry->d_name, depth + 1});
-    }
-    ::closedir(stream);
-  }
-  return dirs;
-}
-
-int pidfd_open(pid_t pid) { return int(::syscall(SYS_pidfd_open, pid, 0)); }
-int pidfd_send_signal(int pidfd, int signal) { return int(::syscall(SYS_pidfd_send_signal, pidfd, signal, nullptr, 0)); }
-
-void sleep_briefly(std::chrono::milliseconds step) { std::this_thread::sleep_for(step); }
-
 }  // namespace
 
 const char* version_name(Version version) { return version == Version::kV2 ? "v2" : "v1"; }
@@ -98,6 +36,7 @@ const char* version_name(Version version) { return version == Version::kV2 ? "v2
 RunCgroup::RunCgroup(RunCgroup&& other) noexcept
     : version_(other.version_),
       groups_(std::move(other.groups_)),
+      targets_(other.targets_),
       v2_fd_(std::exchange(other.v2_fd_, -1)),
       knobs_(std::move(other.knobs_)),
       notes_(std::move(other.notes_)),
@@ -108,6 +47,7 @@ RunCgroup& RunCgroup::operator=(RunCgroup&& other) noexcept {
     if (v2_fd_ >= 0) ::close(v2_fd_);
     version_ = other.version_;
     groups_ = std::move(other.groups_);
+    targets_ = other.targets_;
     v2_fd_ = std::exchange(other.v2_fd_, -1);
     knobs_ = std::move(other.knobs_);
     notes_ = std::move(other.notes_);
@@ -201,6 +141,10 @@ Result<RunCgroup> RunCgroup::create_impl(const Limits& limits, const std::string
                              : ""));
     }
     run.groups_.push_back({controller, dir, (h.own_path == "/" ? "" : h.own_path) + "/" + name});
+    run.targets_.v2 = version == Version::kV2;
+    if (!run.targets_.add(dir, run.groups_.back().hierarchy_path, controller))
+      return make_error("cgroup: " + dir + " is too long a path for the run's cleanup (at most " +
+                        std::to_string(sweep::Targets::kPathBytes - 1) + " bytes)");
     return Ok{};
   };
   auto fail = [&](const Error& error) -> Result<RunCgroup> {
@@ -335,6 +279,7 @@ void RunCgroup::remove_created_dirs() {
   for (auto it = groups_.rbegin(); it != groups_.rend(); ++it) ::rmdir(it->path.c_str());
   if (v2_fd_ >= 0) ::close(std::exchange(v2_fd_, -1));
   groups_.clear();
+  targets_.count = 0;
 }
 
 Status RunCgroup::add(pid_t pid) {
@@ -374,22 +319,28 @@ Events RunCgroup::events() const {
     const bool has_pids = version_ == Version::kV2 ? exists(g.path + "/pids.events") : g.controller == kPids;
     // v2 counters are hierarchical; v1 counts in the group where the event
     // happened, so a v1 tree is summed.
-    const std::vector<std::string> dirs = version_ == Version::kV2 ? std::vector<std::string>{g.path} : tree_of(g.path);
+    std::vector<std::string> dirs;
+    if (version_ == Version::kV2)
+      dirs.push_back(g.path);
+    else
+      sweep::each_directory(
+          g.path.c_str(), [](const char* dir, void* out) { static_cast<std::vector<std::string>*>(out)->push_back(dir); },
+          &dirs);
+    const auto counter = [](const std::string& file, const char* key) {
+      auto text = read_file(file);
+      return text ? sweep::keyed_value(text->c_str(), key) : -1;
+    };
     for (const std::string& dir : dirs) {
       if (has_memory) {
         memory = true;
         const std::string file = dir + (version_ == Version::kV2 ? "/memory.events" : "/memory.oom_control");
-        auto text = read_file(file);
-        auto value = text ? keyed_value(*text, "oom_kill") : std::nullopt;
-        if (value) events.oom_kills += *value;
+        if (const long value = counter(file, "oom_kill"); value >= 0) events.oom_kills += uint64_t(value);
         else events.unreadable.push_back("oom_kills: " + file + " has no oom_kill counter");
       }
       if (has_pids) {
         pids = true;
         const std::string file = dir + "/pids.events";
-        auto text = read_file(file);
-        auto value = text ? keyed_value(*text, "max") : std::nullopt;
-        if (value) events.pids_max_hits += *value;
+        if (const long value = counter(file, "max"); value >= 0) events.pids_max_hits += uint64_t(value);
         else events.unreadable.push_back("pids_max_hits: " + file + " has no max counter");
       }
     }
@@ -399,140 +350,75 @@ Events RunCgroup::events() const {
   return events;
 }
 
-// Signals `pid` only if it is still a member of `dir` (one of the run's
-// groups): the pidfd pins the process, /proc/<pid>/cgroup is read after it
-// is pinned, and a process that exited meanwhile is not signalled at all (its
-// pidfd refers to the dead one, never to a process that reused the number).
-bool RunCgroup::signal_if_ours(pid_t pid, const Group& group, const std::string& dir) const {
-  const std::string wanted = group.hierarchy_path + dir.substr(group.path.size());
-  const int pidfd = pidfd_open(pid);
-  if (pidfd < 0) return false;  // gone (ESRCH)
-  bool ours = false;
-  if (auto text = read_file("/proc/" + std::to_string(pid) + "/cgroup")) {
-    for (const std::string& line : split(*text, '\n')) {
-      const size_t first = line.find(':');
-      const size_t second = first == std::string::npos ? first : line.find(':', first + 1);
-      if (second == std::string::npos) continue;
-      const std::vector<std::string> controllers = split(line.substr(first + 1, second - first - 1), ',');
-      const bool line_matches = version_ == Version::kV2
-                                    ? line.compare(0, 3, "0::") == 0
-                                    : std::find(controllers.begin(), controllers.end(), group.controller) != controllers.end();
-      if (line_matches) ours = line.substr(second + 1) == wanted;
-    }
-  }
-  bool sent = false;
-  if (ours) sent = pidfd_send_signal(pidfd, SIGKILL) == 0;
-  ::close(pidfd);
-  return sent;
-}
+namespace {
 
-Cleanup RunCgroup::kill_and_remove(const KillOptions& options) {
-  Cleanup cleanup;
-  const auto deadline = Clock::now() + options.deadline;
-  std::set<pid_t> signalled;
+// The supervisor's side of the sweep: what remains, worded for the report,
+// and the reaping KillOptions asks for.
+class Reporter final : public sweep::Observer {
+ public:
+  explicit Reporter(Reap reap) : reap_(reap) {}
 
-  // v2: cgroup.kill kills the whole subtree at once, forks in flight included.
-  if (version_ == Version::kV2 && !groups_.empty() && exists(groups_.front().path + "/cgroup.kill"))
-    write_file(groups_.front().path + "/cgroup.kill", "1");
-  // v1: a frozen tree cannot fork, so one pass of SIGKILL finds every task;
-  // the signals are delivered when it thaws.
-  const Group* freezer = nullptr;
-  for (const Group& g : groups_)
-    if (g.controller == kFreezer) freezer = &g;
-  bool frozen = false;
-  if (freezer && write_file(freezer->path + "/freezer.state", "FROZEN") == 0) {
-    frozen = true;
-    const auto freeze_deadline = std::min(deadline, Clock::now() + std::chrono::milliseconds(1000));
-    while (Clock::now() < freeze_deadline) {
-      auto state = read_file(freezer->path + "/freezer.state");
-      if (state && trim(*state) == "FROZEN") break;
-      sleep_briefly(std::chrono::milliseconds(1));
+  void pass_begins() override { last_pass_.clear(); }
+
+  void residual(const sweep::Residual& r) override {
+    const std::string dir = r.dir;
+    switch (r.kind) {
+      case sweep::Residual::Kind::kTask:
+        last_pass_.push_back("pid " + std::to_string(r.value) + " in " + dir);
+        break;
+      case sweep::Residual::Kind::kUnreaped:
+        last_pass_.push_back(dir + ": pids.current = " + (r.value < 0 ? "unreadable" : std::to_string(r.value)) +
+                             " although cgroup.procs lists no task (exited tasks their parent has not reaped)");
+        break;
+      case sweep::Residual::Kind::kPopulated:
+        last_pass_.push_back(dir + ": cgroup.events does not say populated 0");
+        break;
+      case sweep::Residual::Kind::kNotRemoved:
+        removal_.push_back("cgroup dir " + dir + " not removed: " + errno_text(int(r.value)));
+        break;
     }
   }
 
-  // Kill what the groups list until they are proven empty, or time is up.
-  bool empty = false;
-  std::vector<std::string> last_state;
-  for (;;) {
-    last_state.clear();
-    bool any = false;
-    for (const Group& g : groups_) {
-      for (const std::string& dir : tree_of(g.path)) {
-        for (pid_t pid : read_procs(dir)) {
-          any = true;
-          last_state.push_back("pid " + std::to_string(pid) + " in " + dir);
-          if (signal_if_ours(pid, g, dir)) signalled.insert(pid);
-        }
-      }
-    }
-    if (frozen) {
-      write_file(freezer->path + "/freezer.state", "THAWED");
-      frozen = false;
-    }
-    if (options.reap == Reap::kSignalled)
-      for (pid_t pid : signalled) ::waitpid(pid, nullptr, WNOHANG);
-    if (options.reap == Reap::kAllChildren)
+  void signalled(pid_t pid) override { signalled_.insert(pid); }
+
+  void pass_done() override {
+    if (reap_ == Reap::kSignalled)
+      for (pid_t pid : signalled_) ::waitpid(pid, nullptr, WNOHANG);
+    if (reap_ == Reap::kAllChildren)
       while (::waitpid(-1, nullptr, WNOHANG) > 0) {
       }
-    // Exited but unreaped tasks are no longer listed in cgroup.procs, yet
-    // pids.current still counts them: empty means both say so.
-    if (!any) {
-      for (const Group& g : groups_) {
-        if (!exists(g.path + "/pids.current")) continue;
-        auto current = read_file(g.path + "/pids.current");
-        const uint64_t n = current ? std::strtoull(current->c_str(), nullptr, 10) : 1;
-        if (n != 0) {
-          any = true;
-          last_state.push_back(g.path + ": pids.current = " + (current ? trim(*current) : "unreadable") +
-                               " although cgroup.procs lists no task (exited tasks their parent has not reaped)");
-        }
-      }
-      if (version_ == Version::kV2 && !groups_.empty()) {
-        auto events = read_file(groups_.front().path + "/cgroup.events");
-        if (!events || keyed_value(*events, "populated").value_or(1) != 0) {
-          any = true;
-          last_state.push_back(groups_.front().path + ": cgroup.events does not say populated 0");
-        }
-      }
-    }
-    if (!any) {
-      empty = true;
-      break;
-    }
-    if (Clock::now() >= deadline) break;
-    sleep_briefly(std::chrono::milliseconds(2));
   }
-  if (!empty) cleanup.residuals = last_state;
 
-  // Remove deepest first; a group that just emptied may still be busy for a moment.
-  for (const Group& g : groups_) {
-    std::vector<std::string> dirs = tree_of(g.path);
-    for (auto it = dirs.rbegin(); it != dirs.rend(); ++it) {
-      int error = 0;
-      for (;;) {
-        if (::rmdir(it->c_str()) == 0 || errno == ENOENT) {
-          error = 0;
-          break;
-        }
-        error = errno;
-        if (error != EBUSY || Clock::now() >= deadline) break;
-        sleep_briefly(std::chrono::milliseconds(2));
-      }
-      if (error) cleanup.residuals.push_back("cgroup dir " + *it + " not removed: " + errno_text(error));
-    }
-    if (exists(g.path) && std::none_of(cleanup.residuals.begin(), cleanup.residuals.end(),
-                                       [&](const std::string& r) { return r.find(g.path) != std::string::npos; }))
-      cleanup.residuals.push_back("cgroup dir " + g.path + " still exists");
+  // What kept the last pass from proving the groups empty (nothing once it
+  // did), then what could not be removed.
+  std::vector<std::string> residuals() const {
+    std::vector<std::string> all = last_pass_;
+    all.insert(all.end(), removal_.begin(), removal_.end());
+    return all;
   }
+
+ private:
+  Reap reap_;
+  std::set<pid_t> signalled_;
+  std::vector<std::string> last_pass_, removal_;
+};
+
+}  // namespace
+
+Cleanup RunCgroup::kill_and_remove(const KillOptions& options) {
+  Reporter reporter(options.reap);
+  const bool emptied = sweep::empty_and_remove(targets_, long(options.deadline.count()), reporter);
   if (v2_fd_ >= 0) ::close(std::exchange(v2_fd_, -1));
   removed_ = true;
-  cleanup.complete = empty && cleanup.residuals.empty();
+  Cleanup cleanup;
+  cleanup.residuals = reporter.residuals();
+  cleanup.complete = emptied && cleanup.residuals.empty();
   return cleanup;
 }
 
 void RunCgroup::kill_all() const {
-  for (const Group& g : groups_)
-    for (pid_t pid : read_procs(g.path)) ::kill(pid, SIGKILL);
+  sweep::Observer nothing_to_report;
+  sweep::kill_listed(targets_, nothing_to_report);
 }
 
 std::vector<std::string> RunCgroup::paths() const {

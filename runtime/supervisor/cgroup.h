@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "supervisor/cgroup_sweep.h"
 #include "support/result.h"
 
 namespace aasm::cgroup {
@@ -98,8 +99,8 @@ class RunCgroup {
 
   Version version() const { return version_; }
 
-  // Moves a process into the run's group(s): every hierarchy's cgroup.procs
-  // on v1, the one cgroup.procs on v2.
+  // Moves a process (every thread of it) into the run's group(s): every
+  // hierarchy's cgroup.procs on v1, the one cgroup.procs on v2.
   Status add(pid_t pid);
 
   // A directory descriptor for clone3(CLONE_INTO_CGROUP) on v2; -1 on v1.
@@ -114,14 +115,19 @@ class RunCgroup {
   // The kernel's counters, read now.
   Events events() const;
 
-  // One SIGKILL to every task the run's groups list now (a deadline or an
-  // output limit ends the run); kill_and_remove() afterwards proves the end.
+  // One SIGKILL to every task the run's groups (and groups beneath them)
+  // list now (a deadline or an output limit ends the run);
+  // kill_and_remove() afterwards proves the end.
   void kill_all() const;
 
   // Kills every task of every group (and of any group the run made beneath
   // them), waits until every group is proven empty, removes them deepest
   // first, and reports what, if anything, remains. Bounded by the deadline.
+  // The janitor empties them by the same rules (cgroup_sweep.h).
   Cleanup kill_and_remove(const KillOptions& options = {});
+
+  // The groups as the cleanup walks them, for the janitor to hold a copy.
+  const sweep::Targets& sweep_targets() const { return targets_; }
 
   // The directories created, for reports.
   std::vector<std::string> paths() const;
@@ -141,11 +147,11 @@ class RunCgroup {
   static Result<RunCgroup> create_impl(const Limits& limits, const std::string& name, std::optional<Version> version);
   Status write_limits(const Limits& limits);
   Status write_knob(const std::string& dir, const std::string& file, const std::string& value, uint64_t page_round);
-  bool signal_if_ours(pid_t pid, const Group& group, const std::string& dir) const;
   void remove_created_dirs();
 
   Version version_ = Version::kV1;
   std::vector<Group> groups_;
+  sweep::Targets targets_;  // the same groups, in fixed arrays
   int v2_fd_ = -1;
   std::vector<Knob> knobs_;
   std::vector<std::string> notes_;
