@@ -134,7 +134,7 @@ int child_exit_code(ChildStage stage, int error) {
 // is still there.
 struct ChildIo {
   int stdout_write = -1, stderr_write = -1;
-  std::vector<int> cgroup_procs;  // v1: the run's cgroup.procs files, to move itself in
+  std::vector<int> cgroup_procs;  // v1: the run's groups' tasks files, to move itself in
   pid_t supervisor = -1;
   int supervisor_pidfd = -1;      // readable once the supervisor has exited
   uint64_t ignored_signals = 0;   // dispositions to reset (kernel/signals.h)
@@ -587,7 +587,7 @@ int launch(const LaunchRequest& request) {
   }
   const int cgroup_v2_fd = prepared->cgroup ? prepared->cgroup->v2_directory_fd() : -1;
   if (prepared->cgroup && cgroup_v2_fd < 0) {
-    auto procs = prepared->cgroup->open_procs_files();
+    auto procs = prepared->cgroup->open_placement_files();
     if (!procs) return abandon("resource: cannot place the command in the run's cgroup: " + procs.error().message);
     io.cgroup_procs = std::move(*procs);
   }

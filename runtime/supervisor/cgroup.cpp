@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <set>
 
+#include "kernel/raw_syscall.h"
 #include "supervisor/cgroup_host.h"
 
 namespace aasm::cgroup {
@@ -291,23 +292,26 @@ Status RunCgroup::add(pid_t pid) {
   return Ok{};
 }
 
-Result<std::vector<int>> RunCgroup::open_procs_files() const {
+Result<std::vector<int>> RunCgroup::open_placement_files() const {
+  const char* file = version_ == Version::kV2 ? "/cgroup.procs" : "/tasks";
   std::vector<int> fds;
   for (const Group& g : groups_) {
-    const int fd = ::open((g.path + "/cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC);
+    const int fd = ::open((g.path + file).c_str(), O_WRONLY | O_CLOEXEC);
     if (fd < 0) {
       const int error = errno;
       for (int open_fd : fds) ::close(open_fd);
-      return make_error("cgroup: cannot open " + g.path + "/cgroup.procs: " + errno_text(error));
+      return make_error("cgroup: cannot open " + g.path + file + ": " + errno_text(error));
     }
     fds.push_back(fd);
   }
   return fds;
 }
 
-int place_self(const int* procs_fds, size_t count) {
-  for (size_t i = 0; i < count; ++i)
-    if (::write(procs_fds[i], "0", 1) != 1) return errno;
+int place_self(const int* fds, size_t count) {
+  for (size_t i = 0; i < count; ++i) {
+    const long n = raw::syscall4(SYS_write, fds[i], long("0"), 1);
+    if (n != 1) return n < 0 ? int(-n) : EIO;
+  }
   return 0;
 }
 

@@ -106,11 +106,12 @@ class RunCgroup {
   // A directory descriptor for clone3(CLONE_INTO_CGROUP) on v2; -1 on v1.
   int v2_directory_fd() const { return v2_fd_; }
 
-  // Every group's cgroup.procs, opened for writing now (close-on-exec), for
-  // a child that moves itself in with place_self() as its first step: v1 has
-  // no CLONE_INTO_CGROUP. The kernel checks the opener's credentials, so the
+  // Every v1 group's `tasks` file (v2: cgroup.procs), opened for writing now
+  // (close-on-exec), for a child that moves itself in with place_self() as
+  // its first step, while it is still its only thread: v1 has no
+  // CLONE_INTO_CGROUP. The kernel checks the opener's credentials, so the
   // move works from a new user namespace too. The caller closes them.
-  Result<std::vector<int>> open_procs_files() const;
+  Result<std::vector<int>> open_placement_files() const;
 
   // The kernel's counters, read now.
   Events events() const;
@@ -158,10 +159,15 @@ class RunCgroup {
   bool removed_ = false;
 };
 
-// Writes "0" (the calling process) into each cgroup.procs descriptor, so
-// the caller and all it starts are counted in the run's groups. Returns 0 or
-// errno. Async-signal-safe.
-int place_self(const int* procs_fds, size_t count);
+// Writes "0" (the calling thread) into each descriptor of
+// open_placement_files(), so the caller and all it starts are counted in the
+// run's groups. Call it while the process has one thread: on v1 `tasks`
+// moves that thread alone, and the kernel moves a thread that moves itself
+// without write-locking the global cgroup_threadgroup_rwsem, whose writer
+// waits for an RCU grace period (kernel commit 9a3284fad42f; 5 to 20 ms on
+// the development host, against 0.03 ms). Returns 0 or errno. Raw system
+// calls only: async-signal-safe, and no errno written.
+int place_self(const int* fds, size_t count);
 
 // What this host can give the launcher, without creating anything: which
 // controllers, where, whether the launcher may create groups there

@@ -246,21 +246,6 @@ std::string describe_host_support() {
     text += "\n";
   }
   text += std::string("swap: ") + (host_has_swap() ? "configured" : "none configured (/proc/swaps)") + "\n";
-  const bool v2_delegates_all =
-      host.v2 && host.v2->usable() && host.v2->has(kMemory) && host.v2->has(kPids) && host.v2->has(kCpu);
-  if (!v2_delegates_all) {
-    // Moving a task into a v1 group write-locks cgroup_threadgroup_rwsem,
-    // whose writer waits for an RCU grace period unless the hierarchy favours
-    // dynamic changes (a boot option for v1: it cannot be remounted so).
-    const auto cmdline = read_file("/proc/cmdline");
-    const bool favoured = cmdline && cmdline->find("cgroup_favordynmods=1") != std::string::npos;
-    const bool favoured_too = cmdline && cmdline->find("cgroup_favordynmods=true") != std::string::npos;
-    text += favoured || favoured_too
-                ? "v1 migration: cgroup_favordynmods is on: moving the command in takes no RCU grace period\n"
-                : "v1 migration: moving the command into the v1 groups waits for one RCU grace period (5 to 20 ms "
-                  "measured on Linux 6.18); booting with cgroup_favordynmods=true (Linux 6.7+), or delegating v2 controllers, "
-                  "removes it\n";
-  }
   return text;
 }
 

@@ -11,6 +11,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <map>
+#include <sstream>
 
 #include <chrono>
 #include <thread>
@@ -86,6 +88,44 @@ TEST_CASE("cgroup: a thread bomb hits the same task ceiling: threads are tasks")
     const Run c = launch(plan_with(dir, "threads-open", "  resources:\n    wall_clock: 20s\n"),
                          {"/usr/bin/python3", "-c", bomb});
     CHECK_RUN(c, 0, "100\n");
+  }
+}
+
+// On v1 the command moves itself into the run's groups, one `tasks` file a
+// hierarchy, while it is its only thread: it, and what it starts, must be in
+// every one of them.
+TEST_CASE("cgroup: the command and its children are in each of the run's groups") {
+  REQUIRE(::geteuid() == 0);
+  TempDir dir;
+  const std::string spec = "  filesystem:\n    read: {allow: [\"/usr\", \"/etc\", \"/proc\", \"/dev/null\"]}\n"
+                           "    execute: {allow: [\"/usr\"]}\n";
+  const std::string report = "echo $PPID; /usr/bin/cat /proc/self/cgroup";
+  // hierarchy -> path, from `id:controllers:path` lines after the launcher's pid.
+  const auto memberships = [](const std::string& out) {
+    std::map<std::string, std::string> paths;
+    std::istringstream lines(out.substr(out.find('\n') + 1));
+    for (std::string line; std::getline(lines, line);) {
+      const size_t first = line.find(':'), second = line.find(':', first + 1);
+      paths[line.substr(first + 1, second - first - 1)] = line.substr(second + 1);
+    }
+    return paths;
+  };
+  const Run r = launch(compile_spec(dir, "placed", spec + "  resources:\n    memory: 256Mi\n    pids: 64\n    cpu: 1\n"),
+                       {"/usr/bin/sh", "-c", report});
+  INFO(r.out, r.err);
+  CHECK(r.exit_code == 0);
+  const std::string run_group = "/aasm-" + r.out.substr(0, r.out.find('\n'));
+  const auto placed = memberships(r.out);
+  for (const char* hierarchy : {"memory", "pids", "cpu", "freezer"}) {
+    CAPTURE(hierarchy);
+    REQUIRE(placed.count(hierarchy) == 1);
+    CHECK(placed.at(hierarchy).ends_with(run_group));
+  }
+
+  SUBCASE("control: without tree limits there is no run cgroup, and the command stays in the launcher's") {
+    const Run c = launch(compile_spec(dir, "unplaced", spec), {"/usr/bin/sh", "-c", report});
+    CHECK(c.exit_code == 0);
+    for (const auto& [hierarchy, path] : memberships(c.out)) CHECK(path.find("/aasm-") == std::string::npos);
   }
 }
 
