@@ -186,11 +186,20 @@ Result<RunCgroup> RunCgroup::create_impl(const Limits& limits, const std::string
 Status RunCgroup::write_knob(const std::string& dir, const std::string& file, const std::string& value,
                              uint64_t page_round) {
   const std::string path = dir + "/" + file;
-  if (int error = write_file(path, value))
+  // Written and read back through one descriptor: a launch writes five.
+  const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+  ssize_t n = fd < 0 ? -1 : ::write(fd, value.data(), value.size());
+  if (n != ssize_t(value.size())) {
+    const int error = n < 0 ? errno : EIO;
+    if (fd >= 0) ::close(fd);
     return make_error("cgroup: writing '" + value + "' to " + path + " failed: " + errno_text(error));
-  auto back = read_file(path);
-  if (!back) return make_error("cgroup: " + path + " cannot be read back after writing '" + value + "'");
-  const std::string read_back = trim(*back);
+  }
+  std::string back;
+  char buffer[256];
+  while ((n = ::pread(fd, buffer, sizeof buffer, off_t(back.size()))) > 0) back.append(buffer, size_t(n));
+  ::close(fd);
+  if (n < 0) return make_error("cgroup: " + path + " cannot be read back after writing '" + value + "'");
+  const std::string read_back = trim(back);
   bool same = read_back == value;
   if (!same && page_round) {
     // The memory controller keeps whole pages: it rounds the limit down.
@@ -216,7 +225,8 @@ Status RunCgroup::write_limits(const Limits& limits) {
     const uint64_t period = millicores * 100 >= 1000 ? 100000 : 1000000;
     return std::pair<uint64_t, uint64_t>{millicores * period / 1000, period};
   };
-  const bool swap_off_anyway = !host_has_swap();
+  // Read only when a swap knob is absent.
+  const auto swap_off_anyway = [] { return !host_has_swap(); };
 
   if (version_ == Version::kV2) {
     const std::string& dir = *dir_of("");
@@ -225,7 +235,7 @@ Status RunCgroup::write_limits(const Limits& limits) {
     if (limits.swap_bytes) {
       if (exists(dir + "/memory.swap.max")) {
         if (Status s = write_knob(dir, "memory.swap.max", std::to_string(*limits.swap_bytes), page); !s) return s;
-      } else if (*limits.swap_bytes == 0 && swap_off_anyway) {
+      } else if (*limits.swap_bytes == 0 && swap_off_anyway()) {
         notes_.push_back("swap: " + dir + "/memory.swap.max is absent (no swap accounting), but the host has no "
                          "swap configured (/proc/swaps lists none): swap is off anyway");
       } else {
@@ -255,7 +265,7 @@ Status RunCgroup::write_limits(const Limits& limits) {
         // memsw must not be below the memory limit, which is already written.
         const uint64_t memsw = *limits.memory_bytes + *limits.swap_bytes;
         if (Status s = write_knob(*dir, "memory.memsw.limit_in_bytes", std::to_string(memsw), page); !s) return s;
-      } else if (*limits.swap_bytes == 0 && swap_off_anyway) {
+      } else if (*limits.swap_bytes == 0 && swap_off_anyway()) {
         notes_.push_back("swap: " + *dir + "/memory.memsw.* is absent (swap accounting is off), but the host has no "
                          "swap configured (/proc/swaps lists none): swap is off anyway");
       } else {
@@ -323,6 +333,7 @@ Events RunCgroup::events() const {
     const bool has_pids = version_ == Version::kV2 ? exists(g.path + "/pids.events") : g.controller == kPids;
     // v2 counters are hierarchical; v1 counts in the group where the event
     // happened, so a v1 tree is summed.
+    if (!has_memory && !has_pids) continue;
     std::vector<std::string> dirs;
     if (version_ == Version::kV2)
       dirs.push_back(g.path);

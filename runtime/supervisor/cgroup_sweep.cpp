@@ -258,7 +258,7 @@ class Sweep {
       if (dir.set(targets_.groups[0].dir)) write_value_in(dir, "cgroup.kill", "1");
       return false;
     }
-    const Targets::Group* freezer = freezer_group();
+    const Targets::Group* freezer = group_of("freezer");
     if (!freezer) return false;
     Path dir;
     if (!dir.set(freezer->dir) || write_value_in(dir, "freezer.state", "FROZEN") != 0) return false;
@@ -275,7 +275,7 @@ class Sweep {
 
   void thaw() {
     Path dir;
-    if (const Targets::Group* freezer = freezer_group(); freezer && dir.set(freezer->dir))
+    if (const Targets::Group* freezer = group_of("freezer"); freezer && dir.set(freezer->dir))
       write_value_in(dir, "freezer.state", "THAWED");
   }
 
@@ -289,28 +289,36 @@ class Sweep {
     return listed;
   }
 
-  // Rule 3, once no cgroup.procs lists a task.
-  bool proven_empty() {
-    bool empty = true;
+  // The group whose counters cover the whole tree: v2's one group, v1's
+  // pids group (a v1 run without one has none).
+  const Targets::Group* counting_group() const {
+    if (targets_.count == 0) return nullptr;
+    return targets_.v2 ? &targets_.groups[0] : group_of("pids");
+  }
+
+  // Rule 3, once no cgroup.procs lists a task: the kernel's own counts of
+  // the tree say nothing is left either (when `report`, what they say
+  // otherwise is a residual). Without counters, cgroup.procs are the proof.
+  bool counted_empty(bool report) {
+    const Targets::Group* counting = counting_group();
+    if (!counting) return true;
+    Path dir;
+    if (!dir.set(counting->dir)) return false;
     char text[256];
-    for (int g = 0; g < targets_.count; ++g) {
-      Path dir;
-      if (!dir.set(targets_.groups[g].dir)) continue;
-      // Only a pids group has it; a group that is gone has nothing.
-      const long n = read_small_in(dir, "pids.current", text, sizeof text);
-      if (n == -ENOENT) continue;
-      const long current = n < 0 ? -1 : leading_number(text);
-      if (current != 0) {
-        empty = false;
-        observer_.residual({Residual::Kind::kUnreaped, targets_.groups[g].dir, current});
-      }
+    bool empty = true;
+    // pids.current is hierarchical, and still counts exited tasks their
+    // parent has not reaped. A v2 group without the pids controller has
+    // none; a group that is gone has nothing in it.
+    long n = read_small_in(dir, "pids.current", text, sizeof text);
+    if (n != -ENOENT && (n < 0 || leading_number(text) != 0)) {
+      empty = false;
+      if (report) observer_.residual({Residual::Kind::kUnreaped, counting->dir, n < 0 ? -1 : leading_number(text)});
     }
-    if (targets_.v2 && targets_.count > 0) {
-      Path dir;
-      const long n = dir.set(targets_.groups[0].dir) ? read_small_in(dir, "cgroup.events", text, sizeof text) : -ENAMETOOLONG;
+    if (targets_.v2) {
+      n = read_small_in(dir, "cgroup.events", text, sizeof text);
       if (n != -ENOENT && (n < 0 || keyed_value(text, "populated") != 0)) {
         empty = false;
-        observer_.residual({Residual::Kind::kPopulated, targets_.groups[0].dir, 0});
+        if (report) observer_.residual({Residual::Kind::kPopulated, counting->dir, 0});
       }
     }
     return empty;
@@ -338,9 +346,9 @@ class Sweep {
   }
 
  private:
-  const Targets::Group* freezer_group() const {
+  const Targets::Group* group_of(const char* controller) const {
     for (int g = 0; g < targets_.count; ++g)
-      if (std::strcmp(targets_.groups[g].controller, "freezer") == 0) return &targets_.groups[g];
+      if (std::strcmp(targets_.groups[g].controller, controller) == 0) return &targets_.groups[g];
     return nullptr;
   }
 
@@ -430,7 +438,7 @@ bool empty_and_remove(const Targets& targets, long timeout_ms, Observer& observe
       frozen = false;
     }
     observer.pass_done();
-    if (!listed && sweep.proven_empty()) {
+    if (!listed && sweep.counted_empty(true)) {
       empty = true;
       break;
     }
@@ -451,7 +459,9 @@ bool empty_and_remove(const Targets& targets, long timeout_ms, Observer& observe
 
 void kill_listed(const Targets& targets, Observer& observer) {
   Sweep sweep(targets, observer, now_ms());
-  sweep.kill_pass();
+  // Nothing runs, by the kernel's count: no pass (the usual end of a run;
+  // the sweep that follows walks every group anyway).
+  if (!sweep.counting_group() || !sweep.counted_empty(false)) sweep.kill_pass();
 }
 
 void each_directory(const char* root, void (*visit)(const char* dir, void* context), void* context) {
