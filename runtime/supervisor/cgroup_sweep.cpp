@@ -248,7 +248,7 @@ class Sweep {
 
   bool past_deadline() const { return now_ms() >= deadline_ms_; }
 
-  // Rule 1; true when a freezer group was frozen (and must be thawed).
+  // Rule 3; true when a freezer group was frozen (and must be thawed).
   bool stop_forks() {
     if (targets_.count == 0) return false;
     if (targets_.v2) {
@@ -279,7 +279,7 @@ class Sweep {
       write_value_in(dir, "freezer.state", "THAWED");
   }
 
-  // Rule 2: true when any directory listed a task.
+  // Rule 1: true when any directory listed a task.
   bool kill_pass() {
     bool listed = false;
     for (int g = 0; g < targets_.count; ++g) {
@@ -296,7 +296,7 @@ class Sweep {
     return targets_.v2 ? &targets_.groups[0] : group_of("pids");
   }
 
-  // Rule 3, once no cgroup.procs lists a task: the kernel's own counts of
+  // Rule 2, once no cgroup.procs lists a task: the kernel's own counts of
   // the tree say nothing is left either (when `report`, what they say
   // otherwise is a residual). Without counters, cgroup.procs are the proof.
   bool counted_empty(bool report) {
@@ -324,7 +324,7 @@ class Sweep {
     return empty;
   }
 
-  // Rule 4: true when every directory is gone.
+  // Rule 5: true when every directory is gone.
   bool remove_all() {
     bool removed = true;
     for (int g = 0; g < targets_.count; ++g) {

@@ -3,17 +3,18 @@
 // janitor when the supervisor was killed before it could (janitor.h). Both
 // follow the same rules:
 //
-//   1. stop new tasks: on v2, cgroup.kill; on v1, freeze the freezer group
-//      (a frozen tree cannot fork, so one pass finds every task);
-//   2. kill: every task that cgroup.procs lists in every directory of every
+//   1. kill: every task that cgroup.procs lists in every directory of every
 //      group's tree (the run's groups and any the command made beneath
 //      them), each pinned with pidfd_open and signalled through the pidfd
-//      only if /proc/<pid>/cgroup still shows it in that very group; then
-//      thaw, and the kills land;
-//   3. repeat until the groups are proven empty: no cgroup.procs lists a
-//      task, pids.current is 0 (exited tasks stay charged until reaped), and
-//      on v2 cgroup.events says populated 0;
-//   4. remove every directory, deepest first, EBUSY retried.
+//      only if /proc/<pid>/cgroup still shows it in that very group;
+//   2. prove empty: no cgroup.procs listed a task, pids.current is 0
+//      (exited tasks stay charged until reaped), and on v2 cgroup.events
+//      says populated 0;
+//   3. if not, stop new tasks, once: on v2, cgroup.kill; on v1, freeze the
+//      freezer group (a frozen tree cannot fork, so the next pass finds
+//      every task), kill as in 1, thaw, and the kills land;
+//   4. repeat 1-2 until the groups are proven empty or time is up;
+//   5. remove every directory, deepest first, EBUSY retried.
 //
 // The janitor shares the supervisor's memory (clone(CLONE_VM)) and acts when
 // the supervisor may have died anywhere, holding any lock: it may not
@@ -77,13 +78,14 @@ class Observer {
   virtual void pass_done() {}
 };
 
-// Rules 1-4 within `timeout_ms` in all. True when every group was proven
+// Rules 1-5 within `timeout_ms` in all. True when every group was proven
 // empty and every directory removed; otherwise the last pass's residuals
 // and those of the removal were reported to `observer`.
 bool empty_and_remove(const Targets& targets, long timeout_ms, Observer& observer);
 
-// Rule 2 alone, once, without freezing: one SIGKILL to every task the
-// groups' trees list now (a deadline or an output limit ends the run).
+// Rule 1 alone, once, without freezing: one SIGKILL to every task the
+// groups' trees list now (a deadline or an output limit ends the run);
+// nothing when the kernel's count of the tree's tasks is already 0.
 void kill_listed(const Targets& targets, Observer& observer);
 
 // Writes `value` to a cgroup file with one write(2), as cgroup files take
