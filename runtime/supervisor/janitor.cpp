@@ -6,6 +6,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -77,7 +78,10 @@ int janitor_main(void* argument) {
 Result<Janitor> Janitor::start(const cgroup::sweep::Targets& cgroups) {
   if (g_started) return make_error("janitor: one per process");
   Shared* s = &g_shared;
-  s->cgroups = cgroups;
+  // Only the groups in use: each untouched page of .bss costs a fault.
+  s->cgroups.v2 = cgroups.v2;
+  s->cgroups.count = cgroups.count;
+  std::copy_n(cgroups.groups, cgroups.count, s->cgroups.groups);
   s->supervisor = ::getpid();
   // No exit signal: the supervisor never waits for it; whoever inherits it
   // reaps it. CLONE_FILES is not shared: the janitor closes its own copies.
