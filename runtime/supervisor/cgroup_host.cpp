@@ -136,6 +136,9 @@ Host discover_host() {
   }
   for (const std::string& line : split(*mounts, '\n')) {
     // id parent major:minor root mount-point options [optional...] - type source super-options
+    // (blanks in paths are escaped, so " - " is the separator). Most mounts
+    // are not cgroups: not split at all.
+    if (line.find(" - cgroup") == std::string::npos) continue;
     const std::vector<std::string> fields = split(line, ' ');
     const auto dash = std::find(fields.begin(), fields.end(), "-");
     if (fields.size() < 6 || dash == fields.end() || fields.end() - dash < 4) continue;

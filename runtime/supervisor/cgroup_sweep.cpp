@@ -324,6 +324,16 @@ class Sweep {
     return empty;
   }
 
+  // Each group's own directory, once, no retry: true when all are gone.
+  bool remove_roots() {
+    bool removed = true;
+    for (int g = 0; g < targets_.count; ++g) {
+      const long result = syscall4(SYS_unlinkat, AT_FDCWD, long(targets_.groups[g].dir), AT_REMOVEDIR);
+      removed = removed && (result == 0 || result == -ENOENT);
+    }
+    return removed;
+  }
+
   // Rule 5: true when every directory is gone.
   bool remove_all() {
     bool removed = true;
@@ -429,6 +439,12 @@ bool Targets::add(std::string_view dir, std::string_view hierarchy, std::string_
 
 bool empty_and_remove(const Targets& targets, long timeout_ms, Observer& observer) {
   Sweep sweep(targets, observer, now_ms() + timeout_ms);
+  // The usual end of a run: the command has exited and been reaped, and the
+  // kernel counts no task in the tree. Removing each group is then the
+  // proof for the other hierarchies: the kernel refuses (EBUSY) to remove a
+  // group that holds a task or a subgroup, and what it refuses goes through
+  // the passes below.
+  if (sweep.counting_group() && sweep.counted_empty(false) && sweep.remove_roots()) return true;
   bool stopped = false, frozen = false, empty = false;
   for (;;) {
     observer.pass_begins();
@@ -444,8 +460,6 @@ bool empty_and_remove(const Targets& targets, long timeout_ms, Observer& observe
     }
     if (sweep.past_deadline()) break;
     // Something is left: stop it from forking, once, before the next pass.
-    // Groups the first pass proves empty (the usual end of a run) are not
-    // frozen: nothing in them can fork, and freezing costs two writes.
     if (!stopped) {
       stopped = true;
       frozen = sweep.stop_forks();

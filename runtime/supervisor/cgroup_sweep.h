@@ -9,7 +9,10 @@
 //      only if /proc/<pid>/cgroup still shows it in that very group;
 //   2. prove empty: no cgroup.procs listed a task, pids.current is 0
 //      (exited tasks stay charged until reaped), and on v2 cgroup.events
-//      says populated 0;
+//      says populated 0. When the kernel's count already says 0 before
+//      rule 1 (the usual end of a run), each group is removed at once:
+//      the kernel refuses to remove a group with a task or a subgroup, and
+//      a group it refuses goes through the rules from 1;
 //   3. if not, stop new tasks, once: on v2, cgroup.kill; on v1, freeze the
 //      freezer group (a frozen tree cannot fork, so the next pass finds
 //      every task), kill as in 1, thaw, and the kills land;
