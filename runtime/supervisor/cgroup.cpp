@@ -37,7 +37,7 @@ const char* version_name(Version version) { return version == Version::kV2 ? "v2
 RunCgroup::RunCgroup(RunCgroup&& other) noexcept
     : version_(other.version_),
       groups_(std::move(other.groups_)),
-      targets_(other.targets_),
+      targets_(std::move(other.targets_)),
       v2_fd_(std::exchange(other.v2_fd_, -1)),
       knobs_(std::move(other.knobs_)),
       notes_(std::move(other.notes_)),
@@ -48,7 +48,7 @@ RunCgroup& RunCgroup::operator=(RunCgroup&& other) noexcept {
     if (v2_fd_ >= 0) ::close(v2_fd_);
     version_ = other.version_;
     groups_ = std::move(other.groups_);
-    targets_ = other.targets_;
+    targets_ = std::move(other.targets_);
     v2_fd_ = std::exchange(other.v2_fd_, -1);
     knobs_ = std::move(other.knobs_);
     notes_ = std::move(other.notes_);
@@ -142,8 +142,8 @@ Result<RunCgroup> RunCgroup::create_impl(const Limits& limits, const std::string
                              : ""));
     }
     run.groups_.push_back({controller, dir, (h.own_path == "/" ? "" : h.own_path) + "/" + name});
-    run.targets_.v2 = version == Version::kV2;
-    if (!run.targets_.add(dir, run.groups_.back().hierarchy_path, controller))
+    run.targets_->v2 = version == Version::kV2;
+    if (!run.targets_->add(dir, run.groups_.back().hierarchy_path, controller))
       return make_error("cgroup: " + dir + " is too long a path for the run's cleanup (at most " +
                         std::to_string(sweep::Targets::kPathBytes - 1) + " bytes)");
     return Ok{};
@@ -290,7 +290,7 @@ void RunCgroup::remove_created_dirs() {
   for (auto it = groups_.rbegin(); it != groups_.rend(); ++it) ::rmdir(it->path.c_str());
   if (v2_fd_ >= 0) ::close(std::exchange(v2_fd_, -1));
   groups_.clear();
-  targets_.count = 0;
+  targets_->count = 0;
 }
 
 Status RunCgroup::add(pid_t pid) {
@@ -422,7 +422,7 @@ class Reporter final : public sweep::Observer {
 
 Cleanup RunCgroup::kill_and_remove(const KillOptions& options) {
   Reporter reporter(options.reap);
-  const bool emptied = sweep::empty_and_remove(targets_, long(options.deadline.count()), reporter);
+  const bool emptied = sweep::empty_and_remove(*targets_, long(options.deadline.count()), reporter);
   if (v2_fd_ >= 0) ::close(std::exchange(v2_fd_, -1));
   removed_ = true;
   Cleanup cleanup;
@@ -433,7 +433,7 @@ Cleanup RunCgroup::kill_and_remove(const KillOptions& options) {
 
 void RunCgroup::kill_all() const {
   sweep::Observer nothing_to_report;
-  sweep::kill_listed(targets_, nothing_to_report);
+  sweep::kill_listed(*targets_, nothing_to_report);
 }
 
 std::vector<std::string> RunCgroup::paths() const {
