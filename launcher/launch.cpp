@@ -97,7 +97,7 @@ int child_exit_code(ChildStage stage, int error) {
 // is still there.
 struct ChildIo {
   int stdout_write = -1, stderr_write = -1;
-  std::vector<int> cgroup_procs;  // v1: the run's cgroup.procs files, to move itself in
+  std::vector<int> cgroup_procs;  // v1: the run's groups' tasks files, to move itself in
   pid_t supervisor = -1;
   int supervisor_pidfd = -1;      // readable once the supervisor has exited
   uint64_t ignored_signals = 0;   // dispositions to reset (kernel/signals.h)
@@ -331,7 +331,7 @@ int launch(const LaunchRequest& request) {
   }
   const int cgroup_v2_fd = prepared->cgroup ? prepared->cgroup->v2_directory_fd() : -1;
   if (prepared->cgroup && cgroup_v2_fd < 0) {
-    auto procs = prepared->cgroup->open_procs_files();
+    auto procs = prepared->cgroup->open_placement_files();
     if (!procs) return abandon("resource: cannot place the command in the run's cgroup: " + procs.error().message);
     io.cgroup_procs = std::move(*procs);
   }
@@ -355,11 +355,12 @@ int launch(const LaunchRequest& request) {
   // the child was created), and the signals to reset are read. The child
   // waits for both before its last steps.
   std::optional<Result<Janitor>> janitor;
-  const std::vector<std::string> cgroup_dirs = prepared->cgroup ? prepared->cgroup->paths() : std::vector<std::string>{};
+  static const cgroup::sweep::Targets no_cgroup{};
+  const cgroup::sweep::Targets& cgroups = prepared->cgroup ? prepared->cgroup->sweep_targets() : no_cgroup;
   const pid_t child = spawn::start({namespaces::clone_flags(fresh), cgroup_v2_fd, Janitor::pid_slot()}, child_entry,
                                    &start, [&] {
                                      io.ignored_signals = signals::ignored();
-                                     janitor.emplace(Janitor::start(cgroup_dirs));
+                                     janitor.emplace(Janitor::start(cgroups));
                                      return bool(*janitor);
                                    });
   for (int fd : {prepared->ruleset_fd, prepared->denied_dir_fd, out_pipe[1], err_pipe[1], io.supervisor_pidfd, handoff[1]})

@@ -1,9 +1,6 @@
 #include "supervisor/cgroup.h"
 
-#include <dirent.h>
 #include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -11,232 +8,18 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
-#include <ctime>
+#include <cstdlib>
 #include <set>
-#include <thread>
+
+#include "kernel/raw_syscall.h"
+#include "supervisor/cgroup_host.h"
 
 namespace aasm::cgroup {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-// The controllers a run may ask for, and freezer, which v1 cleanup uses to
-// stop a tree from forking while it is being killed.
-constexpr const char* kMemory = "memory";
-constexpr const char* kPids = "pids";
-constexpr const char* kCpu = "cpu";
-constexpr const char* kFreezer = "freezer";
-
-// Bounds on what a cleanup walks: a run could create sub-groups of its own.
-constexpr int kMaxDepth = 32;
-constexpr size_t kMaxDirs = 4096;
-
-std::string errno_text(int error) { return std::string(strerrorname_np(error) ? strerrorname_np(error) : "?") + " (" + std::strerror(error) + ")"; }
-
-std::optional<std::string> read_file(const std::string& path, int* error = nullptr) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    if (error) *error = errno;
-    return std::nullopt;
-  }
-  std::string text;
-  char buffer[4096];
-  for (;;) {
-    const ssize_t n = ::read(fd, buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      if (error) *error = errno;
-      ::close(fd);
-      return std::nullopt;
-    }
-    if (n == 0) break;
-    text.append(buffer, size_t(n));
-    if (text.size() > (1u << 24)) break;  // a cgroup file is never this large
-  }
-  ::close(fd);
-  return text;
-}
-
-// One write(2) of the whole value: cgroup files take one value per write.
+// 0 or errno (sweep::write_value: one write(2) of the whole value).
 int write_file(const std::string& path, const std::string& value) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return errno;
-  ssize_t n;
-  do n = ::write(fd, value.data(), value.size());
-  while (n < 0 && errno == EINTR);
-  const int error = n < 0 ? errno : (size_t(n) == value.size() ? 0 : EIO);
-  ::close(fd);
-  return error;
-}
-
-bool exists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
-
-std::string trim(std::string text) {
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  return text;
-}
-
-std::vector<std::string> split(const std::string& text, char separator) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  for (;;) {
-    const size_t end = text.find(separator, start);
-    parts.push_back(text.substr(start, end - start));
-    if (end == std::string::npos) return parts;
-    start = end + 1;
-  }
-}
-
-// "key value" lines (memory.events, memory.oom_control, pids.events, cgroup.events).
-std::optional<uint64_t> keyed_value(const std::string& text, const std::string& key) {
-  for (const std::string& line : split(text, '\n')) {
-    if (line.size() > key.size() && line.compare(0, key.size(), key) == 0 && line[key.size()] == ' ')
-      return std::strtoull(line.c_str() + key.size() + 1, nullptr, 10);
-  }
-  return std::nullopt;
-}
-
-std::vector<pid_t> read_procs(const std::string& dir) {
-  std::vector<pid_t> pids;
-  if (auto text = read_file(dir + "/cgroup.procs"))
-    for (const std::string& line : split(*text, '\n'))
-      if (!line.empty()) pids.push_back(pid_t(std::strtol(line.c_str(), nullptr, 10)));
-  return pids;
-}
-
-// mountinfo escapes blanks in paths as octal (\040).
-std::string unescape_mount_path(const std::string& text) {
-  std::string out;
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '\\' && i + 3 < text.size()) {
-      const std::string octal = text.substr(i + 1, 3);
-      if (octal.size() == 3 && std::all_of(octal.begin(), octal.end(), [](char c) { return c >= '0' && c <= '7'; })) {
-        out.push_back(char(std::strtol(octal.c_str(), nullptr, 8)));
-        i += 3;
-        continue;
-      }
-    }
-    out.push_back(text[i]);
-  }
-  return out;
-}
-
-// One cgroup hierarchy as this process sees it.
-struct Hierarchy {
-  bool v2 = false;
-  std::vector<std::string> controllers;  // v1: bound to this hierarchy; v2: delegated to our children
-  std::string mount_point;
-  std::string mount_root;   // the hierarchy path mounted there (not "/" inside some containers)
-  std::string own_path;     // the launcher's cgroup, as /proc/self/cgroup names it
-  std::string own_dir;      // the same as a directory; empty when it is not reachable
-  std::string problem;      // why own_dir is empty or unusable
-
-  bool has(const std::string& controller) const {
-    return std::find(controllers.begin(), controllers.end(), controller) != controllers.end();
-  }
-  bool usable() const { return !own_dir.empty() && problem.empty(); }
-};
-
-struct Host {
-  std::vector<Hierarchy> v1;
-  std::optional<Hierarchy> v2;
-  std::string problem;  // /proc/self/cgroup or mountinfo unreadable
-
-  const Hierarchy* v1_for(const std::string& controller) const {
-    for (const Hierarchy& h : v1)
-      if (h.has(controller)) return &h;
-    return nullptr;
-  }
-};
-
-void locate_own_dir(Hierarchy& h) {
-  if (h.own_path.empty()) {
-    h.problem = "the launcher's cgroup in this hierarchy is not listed in /proc/self/cgroup";
-    return;
-  }
-  const std::string& root = h.mount_root;
-  std::string relative;
-  if (root == "/") {
-    relative = h.own_path == "/" ? "" : h.own_path;
-  } else if (h.own_path == root) {
-    relative = "";
-  } else if (h.own_path.compare(0, root.size() + 1, root + "/") == 0) {
-    relative = h.own_path.substr(root.size());
-  } else {
-    h.problem = "the launcher's cgroup " + h.own_path + " lies outside the part of the hierarchy mounted at " +
-                h.mount_point + " (" + root + ")";
-    return;
-  }
-  h.own_dir = h.mount_point + relative;
-  if (::access(h.own_dir.c_str(), W_OK) != 0)
-    h.problem = "the launcher may not create groups in its own cgroup " + h.own_dir + ": " + errno_text(errno);
-}
-
-Host discover_host() {
-  Host host;
-  // hierarchy id:controllers:path, "0::path" being v2.
-  int error = 0;
-  auto self = read_file("/proc/self/cgroup", &error);
-  if (!self) {
-    host.problem = "cannot read /proc/self/cgroup: " + errno_text(error);
-    return host;
-  }
-  struct Membership { std::vector<std::string> controllers; std::string path; bool v2; };
-  std::vector<Membership> memberships;
-  for (const std::string& line : split(*self, '\n')) {
-    const size_t first = line.find(':');
-    const size_t second = first == std::string::npos ? first : line.find(':', first + 1);
-    if (second == std::string::npos) continue;
-    const std::string id = line.substr(0, first);
-    const std::string controllers = line.substr(first + 1, second - first - 1);
-    memberships.push_back({controllers.empty() ? std::vector<std::string>{} : split(controllers, ','),
-                           line.substr(second + 1), id == "0" && controllers.empty()});
-  }
-  auto mounts = read_file("/proc/self/mountinfo", &error);
-  if (!mounts) {
-    host.problem = "cannot read /proc/self/mountinfo: " + errno_text(error);
-    return host;
-  }
-  for (const std::string& line : split(*mounts, '\n')) {
-    // id parent major:minor root mount-point options [optional...] - type source super-options
-    const std::vector<std::string> fields = split(line, ' ');
-    const auto dash = std::find(fields.begin(), fields.end(), "-");
-    if (fields.size() < 6 || dash == fields.end() || fields.end() - dash < 4) continue;
-    const std::string type = *(dash + 1);
-    if (type != "cgroup" && type != "cgroup2") continue;
-    Hierarchy h;
-    h.v2 = type == "cgroup2";
-    h.mount_root = unescape_mount_path(fields[3]);
-    h.mount_point = unescape_mount_path(fields[4]);
-    if (h.v2) {
-      if (host.v2) continue;  // the first mount of the unified hierarchy
-      for (const Membership& m : memberships)
-        if (m.v2) h.own_path = m.path;
-      locate_own_dir(h);
-      // Delegated means: already enabled for our children. Enabling it
-      // ourselves would write to a cgroup this launcher did not create.
-      if (!h.own_dir.empty())
-        if (auto subtree = read_file(h.own_dir + "/cgroup.subtree_control"))
-          for (const std::string& c : split(trim(*subtree), ' '))
-            if (!c.empty()) h.controllers.push_back(c);
-      host.v2 = h;
-      continue;
-    }
-    for (const std::string& option : split(*(dash + 3), ','))
-      if (option == kMemory || option == kPids || option == kCpu || option == "cpuacct" || option == kFreezer)
-        h.controllers.push_back(option);
-    if (h.controllers.empty()) continue;
-    bool seen = false;
-    for (const Hierarchy& other : host.v1) seen = seen || other.controllers == h.controllers;
-    if (seen) continue;  // a second mount of the same hierarchy
-    for (const Membership& m : memberships)
-      if (!m.v2 && std::find(m.controllers.begin(), m.controllers.end(), h.controllers.front()) != m.controllers.end())
-        h.own_path = m.path;
-    locate_own_dir(h);
-    host.v1.push_back(h);
-  }
-  return host;
+  return int(-sweep::write_value(path.c_str(), value.c_str()));
 }
 
 std::vector<std::string> needed_controllers(const Limits& limits) {
@@ -247,66 +30,6 @@ std::vector<std::string> needed_controllers(const Limits& limits) {
   return needed;
 }
 
-// Why `controller` cannot be had on v2, v1 or either, for a refusal.
-std::string why_unavailable(const Host& host, const std::string& controller, bool v2_side = true, bool v1_side = true) {
-  std::string why = controller + ": ";
-  if (!v2_side) {
-  } else if (host.v2) {
-    if (!host.v2->usable())
-      why += "cgroup v2 at " + host.v2->mount_point + ": " + host.v2->problem;
-    else
-      why += "cgroup v2 at " + host.v2->mount_point + " does not delegate it to the launcher's cgroup " +
-             host.v2->own_dir + " (its cgroup.subtree_control does not list it)";
-  } else {
-    why += "no cgroup v2 hierarchy is mounted";
-  }
-  if (!v1_side) return why;
-  if (v2_side) why += "; ";
-  const Hierarchy* v1 = host.v1_for(controller);
-  if (!v1)
-    why += "no v1 " + controller + " hierarchy is mounted";
-  else
-    why += "v1 " + controller + " hierarchy at " + v1->mount_point + ": " + v1->problem;
-  return why;
-}
-
-bool host_has_swap() {
-  auto swaps = read_file("/proc/swaps");
-  if (!swaps) return true;  // unknown: assume the worst
-  // A header line, then one line per swap area.
-  size_t lines = 0;
-  for (const std::string& line : split(trim(*swaps), '\n'))
-    if (!line.empty()) ++lines;
-  return lines > 1;
-}
-
-// Every directory of the group's tree, parents before children.
-std::vector<std::string> tree_of(const std::string& root) {
-  std::vector<std::string> dirs;
-  std::vector<std::pair<std::string, int>> pending{{root, 0}};
-  while (!pending.empty() && dirs.size() < kMaxDirs) {
-    auto [dir, depth] = pending.back();
-    pending.pop_back();
-    if (!exists(dir)) continue;
-    dirs.push_back(dir);
-    if (depth >= kMaxDepth) continue;
-    DIR* stream = ::opendir(dir.c_str());
-    if (!stream) continue;
-    while (dirent* entry = ::readdir(stream)) {
-      if (entry->d_type != DT_DIR || std::strcmp(entry->d_name, ".") == 0 || std::strcmp(entry->d_name, "..") == 0)
-        continue;
-      pending.push_back({dir + "/" + entry->d_name, depth + 1});
-    }
-    ::closedir(stream);
-  }
-  return dirs;
-}
-
-int pidfd_open(pid_t pid) { return int(::syscall(SYS_pidfd_open, pid, 0)); }
-int pidfd_send_signal(int pidfd, int signal) { return int(::syscall(SYS_pidfd_send_signal, pidfd, signal, nullptr, 0)); }
-
-void sleep_briefly(std::chrono::milliseconds step) { std::this_thread::sleep_for(step); }
-
 }  // namespace
 
 const char* version_name(Version version) { return version == Version::kV2 ? "v2" : "v1"; }
@@ -314,6 +37,7 @@ const char* version_name(Version version) { return version == Version::kV2 ? "v2
 RunCgroup::RunCgroup(RunCgroup&& other) noexcept
     : version_(other.version_),
       groups_(std::move(other.groups_)),
+      targets_(std::move(other.targets_)),
       v2_fd_(std::exchange(other.v2_fd_, -1)),
       knobs_(std::move(other.knobs_)),
       notes_(std::move(other.notes_)),
@@ -324,6 +48,7 @@ RunCgroup& RunCgroup::operator=(RunCgroup&& other) noexcept {
     if (v2_fd_ >= 0) ::close(v2_fd_);
     version_ = other.version_;
     groups_ = std::move(other.groups_);
+    targets_ = std::move(other.targets_);
     v2_fd_ = std::exchange(other.v2_fd_, -1);
     knobs_ = std::move(other.knobs_);
     notes_ = std::move(other.notes_);
@@ -417,6 +142,10 @@ Result<RunCgroup> RunCgroup::create_impl(const Limits& limits, const std::string
                              : ""));
     }
     run.groups_.push_back({controller, dir, (h.own_path == "/" ? "" : h.own_path) + "/" + name});
+    run.targets_->v2 = version == Version::kV2;
+    if (!run.targets_->add(dir, run.groups_.back().hierarchy_path, controller))
+      return make_error("cgroup: " + dir + " is too long a path for the run's cleanup (at most " +
+                        std::to_string(sweep::Targets::kPathBytes - 1) + " bytes)");
     return Ok{};
   };
   auto fail = [&](const Error& error) -> Result<RunCgroup> {
@@ -457,11 +186,20 @@ Result<RunCgroup> RunCgroup::create_impl(const Limits& limits, const std::string
 Status RunCgroup::write_knob(const std::string& dir, const std::string& file, const std::string& value,
                              uint64_t page_round) {
   const std::string path = dir + "/" + file;
-  if (int error = write_file(path, value))
+  // Written and read back through one descriptor: a launch writes five.
+  const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+  ssize_t n = fd < 0 ? -1 : ::write(fd, value.data(), value.size());
+  if (n != ssize_t(value.size())) {
+    const int error = n < 0 ? errno : EIO;
+    if (fd >= 0) ::close(fd);
     return make_error("cgroup: writing '" + value + "' to " + path + " failed: " + errno_text(error));
-  auto back = read_file(path);
-  if (!back) return make_error("cgroup: " + path + " cannot be read back after writing '" + value + "'");
-  const std::string read_back = trim(*back);
+  }
+  std::string back;
+  char buffer[256];
+  while ((n = ::pread(fd, buffer, sizeof buffer, off_t(back.size()))) > 0) back.append(buffer, size_t(n));
+  ::close(fd);
+  if (n < 0) return make_error("cgroup: " + path + " cannot be read back after writing '" + value + "'");
+  const std::string read_back = trim(back);
   bool same = read_back == value;
   if (!same && page_round) {
     // The memory controller keeps whole pages: it rounds the limit down.
@@ -487,7 +225,8 @@ Status RunCgroup::write_limits(const Limits& limits) {
     const uint64_t period = millicores * 100 >= 1000 ? 100000 : 1000000;
     return std::pair<uint64_t, uint64_t>{millicores * period / 1000, period};
   };
-  const bool swap_off_anyway = !host_has_swap();
+  // Read only when a swap knob is absent.
+  const auto swap_off_anyway = [] { return !host_has_swap(); };
 
   if (version_ == Version::kV2) {
     const std::string& dir = *dir_of("");
@@ -496,7 +235,7 @@ Status RunCgroup::write_limits(const Limits& limits) {
     if (limits.swap_bytes) {
       if (exists(dir + "/memory.swap.max")) {
         if (Status s = write_knob(dir, "memory.swap.max", std::to_string(*limits.swap_bytes), page); !s) return s;
-      } else if (*limits.swap_bytes == 0 && swap_off_anyway) {
+      } else if (*limits.swap_bytes == 0 && swap_off_anyway()) {
         notes_.push_back("swap: " + dir + "/memory.swap.max is absent (no swap accounting), but the host has no "
                          "swap configured (/proc/swaps lists none): swap is off anyway");
       } else {
@@ -526,7 +265,7 @@ Status RunCgroup::write_limits(const Limits& limits) {
         // memsw must not be below the memory limit, which is already written.
         const uint64_t memsw = *limits.memory_bytes + *limits.swap_bytes;
         if (Status s = write_knob(*dir, "memory.memsw.limit_in_bytes", std::to_string(memsw), page); !s) return s;
-      } else if (*limits.swap_bytes == 0 && swap_off_anyway) {
+      } else if (*limits.swap_bytes == 0 && swap_off_anyway()) {
         notes_.push_back("swap: " + *dir + "/memory.memsw.* is absent (swap accounting is off), but the host has no "
                          "swap configured (/proc/swaps lists none): swap is off anyway");
       } else {
@@ -551,6 +290,7 @@ void RunCgroup::remove_created_dirs() {
   for (auto it = groups_.rbegin(); it != groups_.rend(); ++it) ::rmdir(it->path.c_str());
   if (v2_fd_ >= 0) ::close(std::exchange(v2_fd_, -1));
   groups_.clear();
+  targets_->count = 0;
 }
 
 Status RunCgroup::add(pid_t pid) {
@@ -562,23 +302,26 @@ Status RunCgroup::add(pid_t pid) {
   return Ok{};
 }
 
-Result<std::vector<int>> RunCgroup::open_procs_files() const {
+Result<std::vector<int>> RunCgroup::open_placement_files() const {
+  const char* file = version_ == Version::kV2 ? "/cgroup.procs" : "/tasks";
   std::vector<int> fds;
   for (const Group& g : groups_) {
-    const int fd = ::open((g.path + "/cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC);
+    const int fd = ::open((g.path + file).c_str(), O_WRONLY | O_CLOEXEC);
     if (fd < 0) {
       const int error = errno;
       for (int open_fd : fds) ::close(open_fd);
-      return make_error("cgroup: cannot open " + g.path + "/cgroup.procs: " + errno_text(error));
+      return make_error("cgroup: cannot open " + g.path + file + ": " + errno_text(error));
     }
     fds.push_back(fd);
   }
   return fds;
 }
 
-int place_self(const int* procs_fds, size_t count) {
-  for (size_t i = 0; i < count; ++i)
-    if (::write(procs_fds[i], "0", 1) != 1) return errno;
+int place_self(const int* fds, size_t count) {
+  for (size_t i = 0; i < count; ++i) {
+    const long n = raw::syscall4(SYS_write, fds[i], long("0"), 1);
+    if (n != 1) return n < 0 ? int(-n) : EIO;
+  }
   return 0;
 }
 
@@ -590,22 +333,29 @@ Events RunCgroup::events() const {
     const bool has_pids = version_ == Version::kV2 ? exists(g.path + "/pids.events") : g.controller == kPids;
     // v2 counters are hierarchical; v1 counts in the group where the event
     // happened, so a v1 tree is summed.
-    const std::vector<std::string> dirs = version_ == Version::kV2 ? std::vector<std::string>{g.path} : tree_of(g.path);
+    if (!has_memory && !has_pids) continue;
+    std::vector<std::string> dirs;
+    if (version_ == Version::kV2)
+      dirs.push_back(g.path);
+    else
+      sweep::each_directory(
+          g.path.c_str(), [](const char* dir, void* out) { static_cast<std::vector<std::string>*>(out)->push_back(dir); },
+          &dirs);
+    const auto counter = [](const std::string& file, const char* key) {
+      auto text = read_file(file);
+      return text ? sweep::keyed_value(text->c_str(), key) : -1;
+    };
     for (const std::string& dir : dirs) {
       if (has_memory) {
         memory = true;
         const std::string file = dir + (version_ == Version::kV2 ? "/memory.events" : "/memory.oom_control");
-        auto text = read_file(file);
-        auto value = text ? keyed_value(*text, "oom_kill") : std::nullopt;
-        if (value) events.oom_kills += *value;
+        if (const long value = counter(file, "oom_kill"); value >= 0) events.oom_kills += uint64_t(value);
         else events.unreadable.push_back("oom_kills: " + file + " has no oom_kill counter");
       }
       if (has_pids) {
         pids = true;
         const std::string file = dir + "/pids.events";
-        auto text = read_file(file);
-        auto value = text ? keyed_value(*text, "max") : std::nullopt;
-        if (value) events.pids_max_hits += *value;
+        if (const long value = counter(file, "max"); value >= 0) events.pids_max_hits += uint64_t(value);
         else events.unreadable.push_back("pids_max_hits: " + file + " has no max counter");
       }
     }
@@ -615,202 +365,81 @@ Events RunCgroup::events() const {
   return events;
 }
 
-// Signals `pid` only if it is still a member of `dir` (one of the run's
-// groups): the pidfd pins the process, /proc/<pid>/cgroup is read after it
-// is pinned, and a process that exited meanwhile is not signalled at all (its
-// pidfd refers to the dead one, never to a process that reused the number).
-bool RunCgroup::signal_if_ours(pid_t pid, const Group& group, const std::string& dir) const {
-  const std::string wanted = group.hierarchy_path + dir.substr(group.path.size());
-  const int pidfd = pidfd_open(pid);
-  if (pidfd < 0) return false;  // gone (ESRCH)
-  bool ours = false;
-  if (auto text = read_file("/proc/" + std::to_string(pid) + "/cgroup")) {
-    for (const std::string& line : split(*text, '\n')) {
-      const size_t first = line.find(':');
-      const size_t second = first == std::string::npos ? first : line.find(':', first + 1);
-      if (second == std::string::npos) continue;
-      const std::vector<std::string> controllers = split(line.substr(first + 1, second - first - 1), ',');
-      const bool line_matches = version_ == Version::kV2
-                                    ? line.compare(0, 3, "0::") == 0
-                                    : std::find(controllers.begin(), controllers.end(), group.controller) != controllers.end();
-      if (line_matches) ours = line.substr(second + 1) == wanted;
-    }
-  }
-  bool sent = false;
-  if (ours) sent = pidfd_send_signal(pidfd, SIGKILL) == 0;
-  ::close(pidfd);
-  return sent;
-}
+namespace {
 
-Cleanup RunCgroup::kill_and_remove(const KillOptions& options) {
-  Cleanup cleanup;
-  const auto deadline = Clock::now() + options.deadline;
-  std::set<pid_t> signalled;
+// The supervisor's side of the sweep: what remains, worded for the report,
+// and the reaping KillOptions asks for.
+class Reporter final : public sweep::Observer {
+ public:
+  explicit Reporter(Reap reap) : reap_(reap) {}
 
-  // v2: cgroup.kill kills the whole subtree at once, forks in flight included.
-  if (version_ == Version::kV2 && !groups_.empty() && exists(groups_.front().path + "/cgroup.kill"))
-    write_file(groups_.front().path + "/cgroup.kill", "1");
-  // v1: a frozen tree cannot fork, so one pass of SIGKILL finds every task;
-  // the signals are delivered when it thaws.
-  const Group* freezer = nullptr;
-  for (const Group& g : groups_)
-    if (g.controller == kFreezer) freezer = &g;
-  bool frozen = false;
-  if (freezer && write_file(freezer->path + "/freezer.state", "FROZEN") == 0) {
-    frozen = true;
-    const auto freeze_deadline = std::min(deadline, Clock::now() + std::chrono::milliseconds(1000));
-    while (Clock::now() < freeze_deadline) {
-      auto state = read_file(freezer->path + "/freezer.state");
-      if (state && trim(*state) == "FROZEN") break;
-      sleep_briefly(std::chrono::milliseconds(1));
+  void pass_begins() override { last_pass_.clear(); }
+
+  void residual(const sweep::Residual& r) override {
+    const std::string dir = r.dir;
+    switch (r.kind) {
+      case sweep::Residual::Kind::kTask:
+        last_pass_.push_back("pid " + std::to_string(r.value) + " in " + dir);
+        break;
+      case sweep::Residual::Kind::kUnreaped:
+        last_pass_.push_back(dir + ": pids.current = " + (r.value < 0 ? "unreadable" : std::to_string(r.value)) +
+                             " although cgroup.procs lists no task (exited tasks their parent has not reaped)");
+        break;
+      case sweep::Residual::Kind::kPopulated:
+        last_pass_.push_back(dir + ": cgroup.events does not say populated 0");
+        break;
+      case sweep::Residual::Kind::kNotRemoved:
+        removal_.push_back("cgroup dir " + dir + " not removed: " + errno_text(int(r.value)));
+        break;
     }
   }
 
-  // Kill what the groups list until they are proven empty, or time is up.
-  bool empty = false;
-  std::vector<std::string> last_state;
-  for (;;) {
-    last_state.clear();
-    bool any = false;
-    for (const Group& g : groups_) {
-      for (const std::string& dir : tree_of(g.path)) {
-        for (pid_t pid : read_procs(dir)) {
-          any = true;
-          last_state.push_back("pid " + std::to_string(pid) + " in " + dir);
-          if (signal_if_ours(pid, g, dir)) signalled.insert(pid);
-        }
-      }
-    }
-    if (frozen) {
-      write_file(freezer->path + "/freezer.state", "THAWED");
-      frozen = false;
-    }
-    if (options.reap == Reap::kSignalled)
-      for (pid_t pid : signalled) ::waitpid(pid, nullptr, WNOHANG);
-    if (options.reap == Reap::kAllChildren)
+  void signalled(pid_t pid) override { signalled_.insert(pid); }
+
+  void pass_done() override {
+    if (reap_ == Reap::kSignalled)
+      for (pid_t pid : signalled_) ::waitpid(pid, nullptr, WNOHANG);
+    if (reap_ == Reap::kAllChildren)
       while (::waitpid(-1, nullptr, WNOHANG) > 0) {
       }
-    // Exited but unreaped tasks are no longer listed in cgroup.procs, yet
-    // pids.current still counts them: empty means both say so.
-    if (!any) {
-      for (const Group& g : groups_) {
-        if (!exists(g.path + "/pids.current")) continue;
-        auto current = read_file(g.path + "/pids.current");
-        const uint64_t n = current ? std::strtoull(current->c_str(), nullptr, 10) : 1;
-        if (n != 0) {
-          any = true;
-          last_state.push_back(g.path + ": pids.current = " + (current ? trim(*current) : "unreadable") +
-                               " although cgroup.procs lists no task (exited tasks their parent has not reaped)");
-        }
-      }
-      if (version_ == Version::kV2 && !groups_.empty()) {
-        auto events = read_file(groups_.front().path + "/cgroup.events");
-        if (!events || keyed_value(*events, "populated").value_or(1) != 0) {
-          any = true;
-          last_state.push_back(groups_.front().path + ": cgroup.events does not say populated 0");
-        }
-      }
-    }
-    if (!any) {
-      empty = true;
-      break;
-    }
-    if (Clock::now() >= deadline) break;
-    sleep_briefly(std::chrono::milliseconds(2));
   }
-  if (!empty) cleanup.residuals = last_state;
 
-  // Remove deepest first; a group that just emptied may still be busy for a moment.
-  for (const Group& g : groups_) {
-    std::vector<std::string> dirs = tree_of(g.path);
-    for (auto it = dirs.rbegin(); it != dirs.rend(); ++it) {
-      int error = 0;
-      for (;;) {
-        if (::rmdir(it->c_str()) == 0 || errno == ENOENT) {
-          error = 0;
-          break;
-        }
-        error = errno;
-        if (error != EBUSY || Clock::now() >= deadline) break;
-        sleep_briefly(std::chrono::milliseconds(2));
-      }
-      if (error) cleanup.residuals.push_back("cgroup dir " + *it + " not removed: " + errno_text(error));
-    }
-    if (exists(g.path) && std::none_of(cleanup.residuals.begin(), cleanup.residuals.end(),
-                                       [&](const std::string& r) { return r.find(g.path) != std::string::npos; }))
-      cleanup.residuals.push_back("cgroup dir " + g.path + " still exists");
+  // What kept the last pass from proving the groups empty (nothing once it
+  // did), then what could not be removed.
+  std::vector<std::string> residuals() const {
+    std::vector<std::string> all = last_pass_;
+    all.insert(all.end(), removal_.begin(), removal_.end());
+    return all;
   }
+
+ private:
+  Reap reap_;
+  std::set<pid_t> signalled_;
+  std::vector<std::string> last_pass_, removal_;
+};
+
+}  // namespace
+
+Cleanup RunCgroup::kill_and_remove(const KillOptions& options) {
+  Reporter reporter(options.reap);
+  const bool emptied = sweep::empty_and_remove(*targets_, long(options.deadline.count()), reporter);
   if (v2_fd_ >= 0) ::close(std::exchange(v2_fd_, -1));
   removed_ = true;
-  cleanup.complete = empty && cleanup.residuals.empty();
+  Cleanup cleanup;
+  cleanup.residuals = reporter.residuals();
+  cleanup.complete = emptied && cleanup.residuals.empty();
   return cleanup;
 }
 
 void RunCgroup::kill_all() const {
-  for (const Group& g : groups_)
-    for (pid_t pid : read_procs(g.path)) ::kill(pid, SIGKILL);
+  sweep::Observer nothing_to_report;
+  sweep::kill_listed(*targets_, nothing_to_report);
 }
 
 std::vector<std::string> RunCgroup::paths() const {
   std::vector<std::string> paths;
   for (const Group& g : groups_) paths.push_back(g.path);
   return paths;
-}
-
-std::string describe_host_support() {
-  const Host host = discover_host();
-  if (!host.problem.empty()) return "cgroups: " + host.problem + "\n";
-  std::string text;
-  if (host.v2) {
-    const Hierarchy& h = *host.v2;
-    text += "cgroup v2 at " + h.mount_point + ": launcher's cgroup " + (h.own_path.empty() ? "?" : h.own_path);
-    if (!h.usable()) {
-      text += " (" + h.problem + ")\n";
-    } else {
-      std::string delegated;
-      for (const std::string& c : h.controllers) delegated += (delegated.empty() ? "" : " ") + c;
-      text += " at " + h.own_dir + "; controllers delegated to its children: " +
-              (delegated.empty() ? "none" : delegated) + (exists(h.own_dir + "/cgroup.kill") ? "; cgroup.kill present" : "") +
-              "\n";
-    }
-  } else {
-    text += "cgroup v2: not mounted\n";
-  }
-  for (const char* controller : {kMemory, kPids, kCpu, kFreezer}) {
-    const Hierarchy* h = host.v1_for(controller);
-    text += std::string("v1 ") + controller + ": ";
-    if (!h) {
-      text += "not mounted\n";
-      continue;
-    }
-    text += "at " + h->mount_point + ", launcher's cgroup " + (h->own_path.empty() ? "?" : h->own_path);
-    if (!h->usable()) {
-      text += " (" + h->problem + ")\n";
-      continue;
-    }
-    text += " at " + h->own_dir + ", groups can be created there";
-    if (std::string(controller) == kMemory)
-      text += exists(h->own_dir + "/memory.memsw.limit_in_bytes") ? "; swap accounted (memory.memsw.*)"
-                                                                   : "; swap not accounted (no memory.memsw.*)";
-    text += "\n";
-  }
-  text += std::string("swap: ") + (host_has_swap() ? "configured" : "none configured (/proc/swaps)") + "\n";
-  const bool v2_delegates_all =
-      host.v2 && host.v2->usable() && host.v2->has(kMemory) && host.v2->has(kPids) && host.v2->has(kCpu);
-  if (!v2_delegates_all) {
-    // Moving a task into a v1 group write-locks cgroup_threadgroup_rwsem,
-    // whose writer waits for an RCU grace period unless the hierarchy favours
-    // dynamic changes (a boot option for v1: it cannot be remounted so).
-    const auto cmdline = read_file("/proc/cmdline");
-    const bool favoured = cmdline && cmdline->find("cgroup_favordynmods=1") != std::string::npos;
-    const bool favoured_too = cmdline && cmdline->find("cgroup_favordynmods=true") != std::string::npos;
-    text += favoured || favoured_too
-                ? "v1 migration: cgroup_favordynmods is on: moving the command in takes no RCU grace period\n"
-                : "v1 migration: moving the command into the v1 groups waits for one RCU grace period (5 to 20 ms "
-                  "measured on Linux 6.18); booting with cgroup_favordynmods=true (Linux 6.7+), or delegating v2 controllers, "
-                  "removes it\n";
-  }
-  return text;
 }
 
 }  // namespace aasm::cgroup

@@ -12,17 +12,22 @@
 //
 // A RunCgroup's destructor does not clean up: a cleanup that can fail must be
 // asked for and its result reported (kill_and_remove).
+//
+// This file is the run's groups' life: created, limited, entered, counted,
+// emptied and removed. What the host offers is found in cgroup_host.h.
 #pragma once
 
 #include <sys/types.h>
 
 #include <chrono>
+#include <memory>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "base/result.h"
+#include "supervisor/cgroup_sweep.h"
 
 namespace aasm::cgroup {
 
@@ -95,30 +100,36 @@ class RunCgroup {
 
   Version version() const { return version_; }
 
-  // Moves a process into the run's group(s): every hierarchy's cgroup.procs
-  // on v1, the one cgroup.procs on v2.
+  // Moves a process (every thread of it) into the run's group(s): every
+  // hierarchy's cgroup.procs on v1, the one cgroup.procs on v2.
   Status add(pid_t pid);
 
   // A directory descriptor for clone3(CLONE_INTO_CGROUP) on v2; -1 on v1.
   int v2_directory_fd() const { return v2_fd_; }
 
-  // Every group's cgroup.procs, opened for writing now (close-on-exec), for
-  // a child that moves itself in with place_self() as its first step: v1 has
-  // no CLONE_INTO_CGROUP. The kernel checks the opener's credentials, so the
+  // Every v1 group's `tasks` file (v2: cgroup.procs), opened for writing now
+  // (close-on-exec), for a child that moves itself in with place_self() as
+  // its first step, while it is still its only thread: v1 has no
+  // CLONE_INTO_CGROUP. The kernel checks the opener's credentials, so the
   // move works from a new user namespace too. The caller closes them.
-  Result<std::vector<int>> open_procs_files() const;
+  Result<std::vector<int>> open_placement_files() const;
 
   // The kernel's counters, read now.
   Events events() const;
 
-  // One SIGKILL to every task the run's groups list now (a deadline or an
-  // output limit ends the run); kill_and_remove() afterwards proves the end.
+  // One SIGKILL to every task the run's groups (and groups beneath them)
+  // list now (a deadline or an output limit ends the run);
+  // kill_and_remove() afterwards proves the end.
   void kill_all() const;
 
   // Kills every task of every group (and of any group the run made beneath
   // them), waits until every group is proven empty, removes them deepest
   // first, and reports what, if anything, remains. Bounded by the deadline.
+  // The janitor empties them by the same rules (cgroup_sweep.h).
   Cleanup kill_and_remove(const KillOptions& options = {});
+
+  // The groups as the cleanup walks them, for the janitor to hold a copy.
+  const sweep::Targets& sweep_targets() const { return *targets_; }
 
   // The directories created, for reports.
   std::vector<std::string> paths() const;
@@ -138,24 +149,31 @@ class RunCgroup {
   static Result<RunCgroup> create_impl(const Limits& limits, const std::string& name, std::optional<Version> version);
   Status write_limits(const Limits& limits);
   Status write_knob(const std::string& dir, const std::string& file, const std::string& value, uint64_t page_round);
-  bool signal_if_ours(pid_t pid, const Group& group, const std::string& dir) const;
   void remove_created_dirs();
 
   Version version_ = Version::kV1;
   std::vector<Group> groups_;
+  // The same groups, in fixed arrays (8 KiB: not copied with each move).
+  std::unique_ptr<sweep::Targets> targets_ = std::make_unique<sweep::Targets>();
   int v2_fd_ = -1;
   std::vector<Knob> knobs_;
   std::vector<std::string> notes_;
   bool removed_ = false;
 };
 
-// Writes "0" (the calling process) into each cgroup.procs descriptor, so
-// the caller and all it starts are counted in the run's groups. Returns 0 or
-// errno. Async-signal-safe.
-int place_self(const int* procs_fds, size_t count);
+// Writes "0" (the calling thread) into each descriptor of
+// open_placement_files(), so the caller and all it starts are counted in the
+// run's groups. Call it while the process has one thread: on v1 `tasks`
+// moves that thread alone, and the kernel moves a thread that moves itself
+// without write-locking the global cgroup_threadgroup_rwsem, whose writer
+// waits for an RCU grace period (kernel commit 9a3284fad42f; 5 to 20 ms on
+// the development host, against 0.03 ms). Returns 0 or errno. Raw system
+// calls only: async-signal-safe, and no errno written.
+int place_self(const int* fds, size_t count);
 
 // What this host can give the launcher, without creating anything: which
-// controllers, where, whether the launcher may create groups there.
+// controllers, where, whether the launcher may create groups there
+// (cgroup_host.cpp).
 std::string describe_host_support();
 
 }  // namespace aasm::cgroup

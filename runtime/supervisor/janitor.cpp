@@ -1,13 +1,12 @@
 #include "supervisor/janitor.h"
 
-#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <poll.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -18,15 +17,12 @@ namespace aasm {
 // Everything the janitor reads, with its stack; it stays valid after the
 // supervisor is gone, as the janitor holds the memory.
 struct Janitor::Shared {
-  static constexpr int kMaxGroups = 8;
-  static constexpr int kPathBytes = 512;
   pid_t command = 0;  // written by the kernel (CLONE_PARENT_SETTID)
   pid_t supervisor = -1;
   std::atomic<bool> released{false};
-  int groups = 0;
-  char procs[kMaxGroups][kPathBytes];  // <dir>/cgroup.procs
-  char dirs[kMaxGroups][kPathBytes];
-  alignas(16) char stack[32 * 1024];
+  cgroup::sweep::Targets cgroups;
+  // The sweep walks nested groups recursively, a directory buffer a level.
+  alignas(16) char stack[128 * 1024];
 };
 
 namespace {
@@ -36,54 +32,13 @@ using Shared = Janitor::Shared;
 Shared g_shared;
 bool g_started = false;
 
-void pause_a_millisecond() {
-  const timespec delay{0, 1000 * 1000};
-  raw::syscall4(SYS_nanosleep, long(&delay), 0);
-}
-
-// Reads a cgroup.procs and SIGKILLs every pid in it; returns how many it saw
-// (-1 when the file cannot be read).
-int kill_listed(const char* procs) {
-  const long fd = raw::syscall4(SYS_openat, AT_FDCWD, long(procs), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return -1;
-  char buffer[4096];
-  int seen = 0;
-  long pid = 0;
-  bool in_number = false;
-  for (;;) {
-    const long n = raw::syscall4(SYS_read, fd, long(buffer), sizeof buffer);
-    if (n <= 0) break;
-    for (long i = 0; i < n; ++i) {
-      const char c = buffer[i];
-      if (c >= '0' && c <= '9') {
-        pid = pid * 10 + (c - '0');
-        in_number = true;
-      } else if (in_number) {
-        raw::syscall4(SYS_kill, pid, SIGKILL);
-        ++seen;
-        pid = 0;
-        in_number = false;
-      }
-    }
-  }
-  raw::syscall4(SYS_close, fd);
-  return seen;
-}
-
-// The supervisor is gone without cleaning up: end what it would have ended.
+// The supervisor is gone without cleaning up: end what it would have ended,
+// within the supervisor's own bound. What cannot be removed stays for the
+// host's owner to see; there is nobody left to report it to.
 void clean_up_after(const Shared& s) {
   if (s.command > 0) raw::syscall4(SYS_kill, -long(s.command), SIGKILL);
-  // Tasks may fork while being killed: repeat until every group reads empty
-  // (a few seconds at most), then remove the groups; what cannot be removed
-  // stays for the host's owner to see.
-  for (int round = 0; round < 5000; ++round) {
-    int listed = 0;
-    for (int g = 0; g < s.groups; ++g)
-      if (int n = kill_listed(s.procs[g]); n > 0) listed += n;
-    if (listed == 0) break;
-    pause_a_millisecond();
-  }
-  for (int g = s.groups - 1; g >= 0; --g) raw::syscall4(SYS_unlinkat, AT_FDCWD, long(s.dirs[g]), AT_REMOVEDIR);
+  cgroup::sweep::Observer nobody;
+  cgroup::sweep::empty_and_remove(s.cgroups, 5000, nobody);
 }
 
 int janitor_main(void* argument) {
@@ -120,18 +75,13 @@ int janitor_main(void* argument) {
 
 }  // namespace
 
-Result<Janitor> Janitor::start(const std::vector<std::string>& cgroup_dirs) {
+Result<Janitor> Janitor::start(const cgroup::sweep::Targets& cgroups) {
   if (g_started) return make_error("janitor: one per process");
-  if (cgroup_dirs.size() > size_t(Shared::kMaxGroups)) return make_error("janitor: too many cgroup directories");
   Shared* s = &g_shared;
-  for (const std::string& dir : cgroup_dirs) {
-    if (dir.size() + sizeof "/cgroup.procs" > size_t(Shared::kPathBytes))
-      return make_error("janitor: cgroup path too long: " + dir);
-    std::memcpy(s->dirs[s->groups], dir.c_str(), dir.size() + 1);
-    std::memcpy(s->procs[s->groups], dir.c_str(), dir.size());
-    std::memcpy(s->procs[s->groups] + dir.size(), "/cgroup.procs", sizeof "/cgroup.procs");
-    ++s->groups;
-  }
+  // Only the groups in use: each untouched page of .bss costs a fault.
+  s->cgroups.v2 = cgroups.v2;
+  s->cgroups.count = cgroups.count;
+  std::copy_n(cgroups.groups, cgroups.count, s->cgroups.groups);
   s->supervisor = ::getpid();
   // No exit signal: the supervisor never waits for it; whoever inherits it
   // reaps it. CLONE_FILES is not shared: the janitor closes its own copies.

@@ -2,9 +2,12 @@
 // waits on the supervisor's pidfd; if the supervisor exits without having
 // said it is done (kill -9), the janitor kills what the supervisor would
 // have killed: the command's process group, and, when the run has cgroups,
-// every task in them, until they are empty, and then removes them. The
+// empties and removes them by the supervisor's own rules and code
+// (cgroup_sweep.h: freeze, kill every task of every group and of the groups
+// beneath them, prove them empty, remove them deepest first). The
 // parent-death signal covers the command itself; the janitor covers its
-// descendants, including those that left its session.
+// descendants, including those that left its session or moved into a group
+// of their own beneath the run's.
 //
 // It shares the supervisor's memory (clone(CLONE_VM), no page tables copied)
 // and makes only raw system calls (kernel/raw_syscall.h), so it never writes
@@ -16,18 +19,17 @@
 #include <sys/types.h>
 
 #include <atomic>
-#include <string>
-#include <vector>
 
 #include "base/result.h"
+#include "supervisor/cgroup_sweep.h"
 
 namespace aasm {
 
 class Janitor {
  public:
-  // Watches the calling process. `cgroup_dirs`: the run's cgroup
-  // directories (empty without one).
-  static Result<Janitor> start(const std::vector<std::string>& cgroup_dirs);
+  // Watches the calling process. `cgroups`: the run's groups
+  // (RunCgroup::sweep_targets(); none without a cgroup), copied.
+  static Result<Janitor> start(const cgroup::sweep::Targets& cgroups);
   Janitor(Janitor&& other) noexcept;
   Janitor& operator=(Janitor&&) = delete;
   ~Janitor();

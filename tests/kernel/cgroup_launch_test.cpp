@@ -11,6 +11,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <map>
+#include <sstream>
 
 #include <chrono>
 #include <thread>
@@ -89,6 +91,44 @@ TEST_CASE("cgroup: a thread bomb hits the same task ceiling: threads are tasks")
   }
 }
 
+// On v1 the command moves itself into the run's groups, one `tasks` file a
+// hierarchy, while it is its only thread: it, and what it starts, must be in
+// every one of them.
+TEST_CASE("cgroup: the command and its children are in each of the run's groups") {
+  REQUIRE(::geteuid() == 0);
+  TempDir dir;
+  const std::string spec = "  filesystem:\n    read: {allow: [\"/usr\", \"/etc\", \"/proc\", \"/dev/null\"]}\n"
+                           "    execute: {allow: [\"/usr\"]}\n";
+  const std::string report = "echo $PPID; /usr/bin/cat /proc/self/cgroup";
+  // hierarchy -> path, from `id:controllers:path` lines after the launcher's pid.
+  const auto memberships = [](const std::string& out) {
+    std::map<std::string, std::string> paths;
+    std::istringstream lines(out.substr(out.find('\n') + 1));
+    for (std::string line; std::getline(lines, line);) {
+      const size_t first = line.find(':'), second = line.find(':', first + 1);
+      paths[line.substr(first + 1, second - first - 1)] = line.substr(second + 1);
+    }
+    return paths;
+  };
+  const Run r = launch(compile_spec(dir, "placed", spec + "  resources:\n    memory: 256Mi\n    pids: 64\n    cpu: 1\n"),
+                       {"/usr/bin/sh", "-c", report});
+  INFO(r.out, r.err);
+  CHECK(r.exit_code == 0);
+  const std::string run_group = "/aasm-" + r.out.substr(0, r.out.find('\n'));
+  const auto placed = memberships(r.out);
+  for (const char* hierarchy : {"memory", "pids", "cpu", "freezer"}) {
+    CAPTURE(hierarchy);
+    REQUIRE(placed.count(hierarchy) == 1);
+    CHECK(placed.at(hierarchy).ends_with(run_group));
+  }
+
+  SUBCASE("control: without tree limits there is no run cgroup, and the command stays in the launcher's") {
+    const Run c = launch(compile_spec(dir, "unplaced", spec), {"/usr/bin/sh", "-c", report});
+    CHECK(c.exit_code == 0);
+    for (const auto& [hierarchy, path] : memberships(c.out)) CHECK(path.find("/aasm-") == std::string::npos);
+  }
+}
+
 TEST_CASE("cgroup: a memory bomb is killed by the kernel and reported as such") {
   TempDir dir;
   const std::string bomb = "x = bytearray(256 * 1024 * 1024); print(len(x))";
@@ -128,20 +168,23 @@ TEST_CASE("cgroup: a double-forked daemon in its own session that ignores SIGTER
   }
 }
 
-// The launcher's own v1 pids cgroup directory, from /proc/self/cgroup (the
-// launcher is this test's child, so it is in the same one).
-std::string own_pids_cgroup() {
+// The launcher's own cgroup directory in the v1 hierarchy of `controller`,
+// from /proc/self/cgroup (the launcher is this test's child, so it is in the
+// same one).
+std::string own_v1_cgroup(const std::string& controller) {
   std::ifstream in("/proc/self/cgroup");
   std::string line;
   while (std::getline(in, line)) {
     const size_t first = line.find(':'), second = line.find(':', first + 1);
-    if (line.substr(first + 1, second - first - 1) == "pids") {
+    if (line.substr(first + 1, second - first - 1) == controller) {
       const std::string path = line.substr(second + 1);
-      return "/sys/fs/cgroup/pids" + (path == "/" ? "" : path);
+      return "/sys/fs/cgroup/" + controller + (path == "/" ? "" : path);
     }
   }
   return "";
 }
+
+std::string own_pids_cgroup() { return own_v1_cgroup("pids"); }
 
 // Those of them that are the daemon itself, `sleep MARKER`, read from their
 // own command line (the launcher's and the shells' carry the marker too,
@@ -206,6 +249,123 @@ TEST_CASE("cgroup: kill -9 of the launcher mid-run leaves no daemon and no cgrou
   CHECK_MESSAGE(sleepers_with(marker).empty(), "the daemon outlived its killed launcher by 3 s");
   CHECK_MESSAGE(!exists(run_cgroup), run_cgroup, " is still there 3 s after the launcher was killed");
   for (pid_t left : sleepers_with(marker)) ::kill(left, SIGKILL);
+}
+
+// A command that nests groups of its own beneath the run's: a job runner
+// whose policy lets it write the pids and freezer hierarchies (as root on
+// cgroup v1, Landlock's write grant is all mkdir and a move need) makes
+// `job` beneath the run's group in both and puts a daemon there, in its own
+// session, ignoring SIGTERM. No cgroup.procs of the run's own groups lists
+// the daemon any more: a cleanup that does not walk nested groups neither
+// kills it nor can remove the run's groups.
+struct NestedRun {
+  std::string pids_root = own_v1_cgroup("pids");
+  std::string freezer_root = own_v1_cgroup("freezer");
+  // Unique to this test process: other checkouts may run the same tests.
+  std::string marker = "31." + std::to_string(100000 + ::getpid() % 100000);
+
+  bool available() const {
+    return exists(pids_root + "/cgroup.procs") && exists(freezer_root + "/cgroup.procs");
+  }
+  std::string plan(const TempDir& dir, const std::string& name, bool grant_cgroups) const {
+    const std::string cgroups = grant_cgroups ? ", \"" + pids_root + "\", \"" + freezer_root + "\"" : "";
+    return compile_spec(dir, name,
+                        "  filesystem:\n    read: {allow: [\"/usr\", \"/etc\", \"/dev/null\", \"" + dir.path() + "\"" +
+                            cgroups + "]}\n    write: {allow: [\"/dev/null\", \"" + dir.path() + "\"" + cgroups +
+                            "]}\n    execute: {allow: [\"/usr\"]}\n  resources:\n    pids: 64\n");
+  }
+  // The command: its run's group is aasm-<its parent, the launcher>. It makes
+  // the nested groups, starts the daemon in them, and says, per hierarchy,
+  // whether job lists exactly the daemon and whether the run's own group
+  // does not list it; then `tail`.
+  std::string script(const std::string& tail) const {
+    const std::string roots = pids_root + " " + freezer_root;
+    return "r=aasm-$PPID; for h in " + roots + "; do /usr/bin/mkdir $h/$r/job || exit 3; done; "
+           "/usr/bin/setsid /usr/bin/sh -c 'for h in " + roots + "; do echo $$ > $h/'$r'/job/cgroup.procs || exit 4; "
+           "done; trap \"\" TERM; exec /usr/bin/sleep " + marker + "' </dev/null >/dev/null 2>&1 & "
+           "/usr/bin/sleep 0.3; for h in " + roots + "; do "
+           "[ \"$(/usr/bin/cat $h/$r/job/cgroup.procs)\" = \"$!\" ] && echo in job; "
+           "/usr/bin/grep -qx \"$!\" $h/$r/cgroup.procs || echo not in the run group; done; " + tail;
+  }
+  static constexpr const char* kReport = "in job\nnot in the run group\nin job\nnot in the run group\n";
+};
+
+TEST_CASE("cgroup: a daemon in a group the command nested beneath the run's is gone at the end, with the groups") {
+  REQUIRE(::geteuid() == 0);
+  NestedRun nested;
+  REQUIRE_MESSAGE(nested.available(), "no v1 pids and freezer hierarchies at ", nested.pids_root, ", ", nested.freezer_root);
+  TempDir dir;
+  const Run r = launch(nested.plan(dir, "nested", true), {"/usr/bin/sh", "-c", nested.script("echo $PPID")});
+  INFO(r.err);
+  // Control: the daemon was alive in the nested groups only, out of sight of
+  // the run's own cgroup.procs, when the command ended.
+  REQUIRE(r.out.rfind(NestedRun::kReport, 0) == 0);
+  CHECK(r.exit_code == 0);
+  CHECK(r.err.find("cleanup incomplete") == std::string::npos);
+  const std::string launcher = r.out.substr(std::string(NestedRun::kReport).size(), r.out.size() - 1 - std::string(NestedRun::kReport).size());
+  CHECK(sleepers_with(nested.marker).empty());
+  for (const std::string& root : {nested.pids_root, nested.freezer_root})
+    CHECK_MESSAGE(!exists(root + "/aasm-" + launcher), root, "/aasm-", launcher, " is left");
+  for (pid_t left : sleepers_with(nested.marker)) ::kill(left, SIGKILL);
+
+  SUBCASE("control: without the policy's grant of the cgroup hierarchies, the command cannot nest a group") {
+    const Run c = launch(nested.plan(dir, "not-granted", false), {"/usr/bin/sh", "-c", nested.script("")});
+    CHECK(c.exit_code == 3);
+    CHECK(c.err.find("Permission denied") != std::string::npos);
+  }
+}
+
+// kill -9 of the launcher: the janitor empties the run's groups by the
+// supervisor's rules, so the daemon in the nested groups dies too and every
+// group, nested ones first, is removed.
+TEST_CASE("cgroup: kill -9 of the launcher leaves no daemon in a nested group and no group behind") {
+  NestedRun nested;
+  REQUIRE_MESSAGE(nested.available(), "no v1 pids and freezer hierarchies at ", nested.pids_root, ", ", nested.freezer_root);
+  TempDir dir;
+  const std::string plan = nested.plan(dir, "nested-killed", true);
+  const std::string script = nested.script("exec /usr/bin/sleep 30");
+  const std::string report = dir / "report";
+  const std::string launcher = std::getenv("AASM_LAUNCH");
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    const int out = ::open(report.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    const int null = ::open("/dev/null", O_RDWR);
+    if (out < 0 || null < 0 || ::dup2(out, 1) < 0 || ::dup2(null, 2) < 0) _exit(126);
+    ::execl(launcher.c_str(), launcher.c_str(), plan.c_str(), "--", "/usr/bin/sh", "-c", script.c_str(), nullptr);
+    _exit(127);
+  }
+  const std::string run_group = "/aasm-" + std::to_string(pid);
+  std::vector<pid_t> daemon;
+  for (int i = 0; i < 150 && (daemon.empty() || read_file(report) != NestedRun::kReport); ++i) {
+    daemon = sleepers_with(nested.marker);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  // Control: the daemon lives in the nested groups, which the run's own
+  // cgroup.procs do not list; left alone, it and the groups stay.
+  REQUIRE_MESSAGE(daemon.size() == 1, "the daemon never started");
+  CHECK(read_file(report) == NestedRun::kReport);
+  const std::string memberships = read_file("/proc/" + std::to_string(daemon.front()) + "/cgroup");
+  CHECK(memberships.find(":pids:" + run_group + "/job\n") != std::string::npos);
+  CHECK(memberships.find(":freezer:" + run_group + "/job\n") != std::string::npos);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  CHECK(sleepers_with(nested.marker) == daemon);
+  CHECK(exists(nested.pids_root + run_group + "/job"));
+
+  REQUIRE(::kill(pid, SIGKILL) == 0);
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  const auto left = [&] {
+    return !sleepers_with(nested.marker).empty() || exists(nested.pids_root + run_group) ||
+           exists(nested.freezer_root + run_group);
+  };
+  for (int i = 0; i < 300 && left(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  CHECK_MESSAGE(sleepers_with(nested.marker).empty(), "the daemon in the nested group outlived its killed launcher by 6 s");
+  for (const std::string& root : {nested.pids_root, nested.freezer_root}) {
+    CHECK_MESSAGE(!exists(root + run_group + "/job"), root, run_group, "/job is still there 6 s after the launcher was killed");
+    CHECK_MESSAGE(!exists(root + run_group), root, run_group, " is still there 6 s after the launcher was killed");
+  }
+  for (pid_t pid_left : sleepers_with(nested.marker)) ::kill(pid_left, SIGKILL);
 }
 
 }  // namespace

@@ -22,10 +22,11 @@
 // looked up along $PATH, and what is missing is reported and skipped. A
 // variant whose trial launch fails is reported (with its stderr) and skipped.
 // --spaced N (default 21): after the rounds, N more launches of the two aasm
-// variants, each after 250 ms of idling, because moving a task into a cgroup
-// costs an RCU grace period unless another migration happened within about
-// one grace period before (docs/benchmarks.md): interleaved rounds
-// under-state what a lone launch pays.
+// variants, each after 250 ms of idling, because a lone launch pays what
+// interleaved rounds can hide: caches gone cold, and, for a launcher that
+// moves a process into a v1 cgroup through cgroup.procs, an RCU grace period
+// unless another migration happened within about one grace period before
+// (docs/benchmarks.md).
 // --compare adds, per LABEL, another aasm-launch binary (a candidate build)
 // with the plain and the cgroup plan, measured in the same rounds.
 #include <fcntl.h>
