@@ -8,6 +8,7 @@
 #include "kernel/landlock_uapi.h"
 #include "supervisor/path_binding.h"  // rule_template
 #include "kernel/capabilities.h"
+#include "plan/controls.h"
 #include "tables/errno_names.h"
 
 namespace aasmc {
@@ -71,7 +72,7 @@ std::string describe_plan(const Plan& plan, const aasm::Sha256Digest& digest, bo
                   ? std::string(control.net ? "ABI " + std::to_string(control.min_abi) + ", host names not enforceable"
                                             : "not enforceable (host names)")
                   : "ABI " + std::to_string(control.min_abi))
-          << (control.flags & kControlDegradable ? ", may degrade" : ", required")
+          << ", " << aasm::planned_word(aasm::planned_of(control.flags & kControlDegradable))
           << (control.flags & kControlSeccompFallback ? ", seccomp fallback" : "") << "\n";
   } else {
     out << "landlock: none (filesystem unconstrained)\n";
@@ -91,7 +92,9 @@ std::string describe_plan(const Plan& plan, const aasm::Sha256Digest& digest, bo
     value("wall_clock", p.wall_clock_seconds, " s");
     value("stdout", p.stdout_bytes, " bytes");
     value("stderr", p.stderr_bytes, " bytes");
-    if (p.flags & kProcessResourceDegradable) out << "  resource may degrade\n";
+    if (p.flags & kProcessResourceDegradable)
+      out << "  " << aasm::control_name(aasm::Control::kResource) << " "
+          << aasm::planned_word(aasm::Planned::kMayDegrade) << "\n";
     if (p.kept_capabilities) out << "  capabilities kept: " << aasm::capabilities::names(p.kept_capabilities) << "\n";
     if (p.namespaces) {
       out << "  namespaces:";

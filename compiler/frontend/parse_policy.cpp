@@ -550,8 +550,10 @@ const char* tier_name(Tier tier) {
 }
 
 std::vector<llvm::StringRef> domain_names() {
-  return {"file_read", "file_write", "file_execute", "network_outbound", "network_bind",
-          "ipc",       "syscall",    "process_creation", "resource",     "credential"};
+  return {
+#define AASM_DOMAIN(id, name) name,
+#include "plan/controls.def"
+  };
 }
 
 const char* domain_name(Domain domain) { return domain_names()[size_t(domain)].data(); }
