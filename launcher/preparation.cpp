@@ -187,7 +187,7 @@ Status prepare_connect_answers(Preparation& p, const Inputs&) {
 Status plan_namespaces(Preparation& p, const Inputs&) {
   const uint32_t fresh = plan::namespaces_of(p.prepared.plan);
   if (!fresh) return Ok{};
-  ControlReport c = report_of(Control::kNamespaces, namespaces::names(fresh));
+  ControlReport c = report_of(Control::kNamespaces, plan::namespace_names(fresh));
   c.established_by = kNamespacesReady;
   c.stopped_before = "its namespaces were set up";
   c.evidence = {Basis::kMeasured, std::string("the command's process was created in them (clone returned its pid)") +

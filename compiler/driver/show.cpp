@@ -96,13 +96,7 @@ std::string describe_plan(const Plan& plan, const aasm::Sha256Digest& digest, bo
       out << "  " << aasm::control_name(aasm::Control::kResource) << " "
           << aasm::planned_word(aasm::Planned::kMayDegrade) << "\n";
     if (p.kept_capabilities) out << "  capabilities kept: " << aasm::capabilities::names(p.kept_capabilities) << "\n";
-    if (p.namespaces) {
-      out << "  namespaces:";
-      static const char* const kNames[] = {"pid", "ipc", "uts", "net", "mount", "user"};
-      for (int bit = 0; bit < 6; ++bit)
-        if (p.namespaces & (1u << bit)) out << " " << kNames[bit];
-      out << "\n";
-    }
+    if (p.namespaces) out << "  namespaces: " << aasm::plan::namespace_names(p.namespaces, " ") << "\n";
     if (p.environment_filtered) {
       out << "  environment: only";
       for (const std::string& name : p.environment_pass) out << " " << name;

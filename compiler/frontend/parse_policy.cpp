@@ -7,6 +7,7 @@
 
 #include "frontend/quantity.h"
 #include "kernel/capabilities.h"
+#include "plan/namespaces.h"
 #include "tables/errno_names.h"
 
 namespace aasmc {
@@ -53,7 +54,11 @@ bool is_host_name(llvm::StringRef name) {
   });
 }
 
-constexpr llvm::StringRef kNamespaces[] = {"pid", "ipc", "uts", "user", "net", "mount"};
+std::vector<llvm::StringRef> namespace_names() {
+  std::vector<llvm::StringRef> names;
+  for (const aasm::plan::NamespaceName& n : aasm::plan::kNamespaceNames) names.push_back(n.name);
+  return names;
+}
 
 class DocumentParser {
  public:
@@ -514,7 +519,7 @@ class DocumentParser {
                    if (key == "degraded") isolation.degraded = domains(value, "spec.isolation.degraded");
                    if (key == "namespaces")
                      isolation.namespaces = names(value, "spec.isolation.namespaces", [&](const YamlNode& item, const std::string& text) {
-                       return choice(item, "an entry of spec.isolation.namespaces", kNamespaces).has_value() && !text.empty();
+                       return choice(item, "an entry of spec.isolation.namespaces", namespace_names()).has_value() && !text.empty();
                      });
                    if (key == "linux_capabilities")
                      isolation.linux_capabilities =
