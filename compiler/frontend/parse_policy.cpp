@@ -4,6 +4,7 @@
 #include <llvm/Support/Path.h>
 
 #include <algorithm>
+#include <iterator>
 
 #include "frontend/quantity.h"
 #include "kernel/capabilities.h"
@@ -53,6 +54,9 @@ bool is_host_name(llvm::StringRef name) {
            std::all_of(label.begin(), label.end(), [](char c) { return std::isalnum(uint8_t(c)) || c == '-'; });
   });
 }
+
+// In Tier's order.
+constexpr llvm::StringRef kTiers[] = {"org", "team", "agent", "run"};
 
 std::vector<llvm::StringRef> namespace_names() {
   std::vector<llvm::StringRef> names;
@@ -200,7 +204,6 @@ class DocumentParser {
     for_each_key(node, {"name", "tier", "description"}, "metadata", [&](const std::string& key, const YamlNode& value) {
       if (key == "tier") {
         seen_tier = true;
-        static const llvm::StringRef kTiers[] = {"org", "team", "agent", "run"};
         if (auto index = choice(value, "metadata.tier", kTiers)) doc.tier = Tier(*index);
         return;
       }
@@ -544,15 +547,7 @@ class DocumentParser {
 
 }  // namespace
 
-const char* tier_name(Tier tier) {
-  switch (tier) {
-    case Tier::kOrg: return "org";
-    case Tier::kTeam: return "team";
-    case Tier::kAgent: return "agent";
-    case Tier::kRun: return "run";
-  }
-  return "?";
-}
+const char* tier_name(Tier tier) { return size_t(tier) < std::size(kTiers) ? kTiers[size_t(tier)].data() : "?"; }
 
 std::vector<llvm::StringRef> domain_names() {
   return {
