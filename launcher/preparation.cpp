@@ -27,6 +27,11 @@ struct Inputs {
   const Host& host;
 };
 
+// A refusal names its control first, as --dry-run and the receipt do.
+Error refusal(Control control, const std::string& why) {
+  return make_error(std::string(control_name(control)) + ": " + why);
+}
+
 // A plan that confines nothing is refused (running "confined" by it would be
 // a lie), and so is one without a seccomp program for this architecture.
 Status check_plan_shape(Preparation& p, const Inputs&) {
@@ -36,9 +41,9 @@ Status check_plan_shape(Preparation& p, const Inputs&) {
   if (!plan.seccomp.empty() && !plan::find_program(plan, kNativeAuditArch)) {
     std::string has;
     for (const auto& program : plan.seccomp) has += std::string(has.empty() ? "" : ", ") + plan::audit_arch_name(program.audit_arch);
-    return make_error(std::string("syscall: the plan has no seccomp program for this host's architecture (") +
-                      plan::audit_arch_name(kNativeAuditArch) + "; it has " + has +
-                      "); recompile with --arch " + plan::audit_arch_name(kNativeAuditArch));
+    return refusal(Control::kSyscall, std::string("the plan has no seccomp program for this host's architecture (") +
+                                          plan::audit_arch_name(kNativeAuditArch) + "; it has " + has +
+                                          "); recompile with --arch " + plan::audit_arch_name(kNativeAuditArch));
   }
   return Ok{};
 }
@@ -182,7 +187,7 @@ Status prepare_connect_answers(Preparation& p, const Inputs&) {
 Status plan_namespaces(Preparation& p, const Inputs&) {
   const uint32_t fresh = plan::namespaces_of(p.prepared.plan);
   if (!fresh) return Ok{};
-  ControlReport c = report_of(Control::kNamespaces, namespaces::names(fresh));
+  ControlReport c = report_of(Control::kNamespaces, plan::namespace_names(fresh));
   c.established_by = kNamespacesReady;
   c.stopped_before = "its namespaces were set up";
   c.evidence = {Basis::kMeasured, std::string("the command's process was created in them (clone returned its pid)") +
@@ -282,8 +287,9 @@ Status create_run_cgroup(Preparation& p, const Inputs&) {
     p.prepared.tree_limits = rlimits::TreeLimits::kPerProcessStandIns;
   } else {
     c.achievable = ControlLevel::kRefused;
-    c.why = created.error().message + " (or list resource in isolation.degraded to run with per-process stand-ins)";
-    status = make_error("resource: " + c.why);
+    c.why = created.error().message + " (or list " + control_name(Control::kResource) +
+            " in isolation.degraded to run with per-process stand-ins)";
+    status = refusal(Control::kResource, c.why);
   }
   p.report.controls.push_back(std::move(c));
   return status;

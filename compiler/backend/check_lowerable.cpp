@@ -30,8 +30,10 @@ bool check_lowerable(const PolicyIR& ir, Diagnostics& diags) {
       !ir.degraded_allowed(Domain::kNetworkOutbound))
     for (const auto& [host, from] : *ir.network.outbound->hosts)
       refusals.refuse_because("network.outbound.hosts (" + host + ")",
-                              "no kernel mechanism enforces host names; list network_outbound in isolation.degraded to "
-                              "run with it recorded as not enforced, or write tcp:PORT entries",
+                              std::string("no kernel mechanism enforces host names; list ") +
+                                  domain_name(Domain::kNetworkOutbound) +
+                                  " in isolation.degraded to run with it recorded as not enforced, or write tcp:PORT "
+                                  "entries",
                               from);
   return refusals.ok();
 }

@@ -102,8 +102,8 @@ class RulesetBuilder {
       // Only host names: check_lowerable.cpp refused the compile unless the domain
       // may degrade; the plan records the control as not enforceable.
       if (rule->hosts && ir_.degraded_allowed(policy_domain))
-        ruleset_.controls.push_back(
-            {domain, uint16_t(aasm::plan::kControlDegradable | aasm::plan::kControlNotEnforceable), 1, 0, 0, 0});
+        ruleset_.controls.push_back({domain, uint16_t(aasm::plan::kControlDegradable | aasm::plan::kControlNotEnforceable),
+                                     aasm::landlock::abi_floor(0, 0, 0), 0, 0, 0});
       return;
     }
     add_control(domain, policy_domain, 0, right, 0);

@@ -81,11 +81,8 @@ std::optional<aasm::plan::ProcessSettings> lower_process(const PolicyIR& ir) {
   p.stdout_bytes = value(r.stdout_bytes);
   p.stderr_bytes = value(r.stderr_bytes);
   if (ir.degraded_allowed(Domain::kResource)) p.flags |= aasm::plan::kProcessResourceDegradable;
-  static const std::pair<const char*, uint32_t> kNamespaces[] = {
-      {"pid", aasm::plan::kNamespacePid}, {"ipc", aasm::plan::kNamespaceIpc}, {"uts", aasm::plan::kNamespaceUts},
-      {"net", aasm::plan::kNamespaceNet}, {"mount", aasm::plan::kNamespaceMount}, {"user", aasm::plan::kNamespaceUser}};
-  for (const auto& [name, bit] : kNamespaces)
-    if (ir.isolation.namespaces.count(name)) p.namespaces |= bit;
+  for (const auto& [name, from] : ir.isolation.namespaces)
+    if (std::optional<uint32_t> bit = aasm::plan::namespace_bit(name)) p.namespaces |= *bit;
   if (ir.isolation.linux_capabilities)
     for (const auto& [name, from] : *ir.isolation.linux_capabilities)
       if (std::optional<int> number = aasm::capabilities::number(name)) p.kept_capabilities |= uint64_t(1) << *number;

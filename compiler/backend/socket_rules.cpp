@@ -5,6 +5,7 @@
 #include <iterator>
 #include <vector>
 
+#include "kernel/landlock_uapi.h"
 #include "middle/resolve_syscalls.h"
 
 namespace aasmc {
@@ -133,7 +134,8 @@ llvm::Expected<PolicyIR> with_socket_rules(PolicyIR ir) {
 std::optional<std::string> network_outbound_lowering(const NetworkIR& network) {
   if (!confines_outbound_tcp(network)) return std::nullopt;
   const NetworkRuleIR& out = *network.outbound;
-  return std::string("landlock connect_tcp") + (out.none ? " (no port)" : " (listed ports)") +
+  return std::string("landlock ") + aasm::landlock::right_name(aasm::landlock::RightKind::kNet, aasm::landlock::net::kConnectTcp) +
+         (out.none ? " (no port)" : " (listed ports)") +
          "; seccomp rules for what Landlock does not see: socket families, non-TCP inet sockets" +
          (!out.none && out.udp ? " but datagrams" : "") + ", TCP Fast Open (docs/seccomp.md)";
 }

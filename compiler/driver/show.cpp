@@ -8,21 +8,20 @@
 #include "kernel/landlock_uapi.h"
 #include "supervisor/path_binding.h"  // rule_template
 #include "kernel/capabilities.h"
+#include "plan/controls.h"
 #include "tables/errno_names.h"
 
 namespace aasmc {
 
 using namespace aasm::plan;
 
-std::string describe_landlock_rights(uint64_t rights) {
-  static const char* const kNames[] = {"execute",   "write_file", "read_file",  "read_dir",   "remove_dir", "remove_file",
-                                       "make_char", "make_dir",   "make_reg",   "make_sock",  "make_fifo",  "make_block",
-                                       "make_sym",  "refer",      "truncate",   "ioctl_dev",  "resolve_unix"};
+std::string describe_landlock_rights(uint64_t rights, aasm::landlock::RightKind kind) {
   std::string out;
   for (size_t bit = 0; bit < 64; ++bit) {
     if (!(rights & (1ull << bit))) continue;
     if (!out.empty()) out += ",";
-    out += bit < std::size(kNames) ? kNames[bit] : "bit" + std::to_string(bit);
+    const char* name = aasm::landlock::right_name(kind, 1ull << bit);
+    out += name ? name : "bit" + std::to_string(bit);
   }
   return out.empty() ? "none" : out;
 }
@@ -53,15 +52,13 @@ std::string describe_plan(const Plan& plan, const aasm::Sha256Digest& digest, bo
           << (rule.flags & kRuleSystemRootTemplate ? " (may resolve to a system root)" : "") << ": "
           << describe_landlock_rights(rule.access) << "\n";
     }
+    using aasm::landlock::RightKind;
     if (ll.handled_net) {
-      out << "  handled network:" << (ll.handled_net & 2 ? " connect_tcp" : "") << (ll.handled_net & 1 ? " bind_tcp" : "")
-          << "\n";
+      out << "  handled network: " << describe_landlock_rights(ll.handled_net, RightKind::kNet) << "\n";
       for (const LandlockNetRule& rule : ll.net_rules)
-        out << "  tcp:" << rule.port << ":" << (rule.access & 2 ? " connect" : "") << (rule.access & 1 ? " bind" : "")
-            << "\n";
+        out << "  tcp:" << rule.port << ": " << describe_landlock_rights(rule.access, RightKind::kNet) << "\n";
     }
-    if (ll.scoped)
-      out << "  scoped:" << (ll.scoped & 1 ? " abstract_unix_sockets" : "") << (ll.scoped & 2 ? " signals" : "") << "\n";
+    if (ll.scoped) out << "  scoped: " << describe_landlock_rights(ll.scoped, RightKind::kScope) << "\n";
     if (!confines_filesystem(plan)) out << "  filesystem: unconstrained\n";
     for (ControlDomain verb : unconstrained_filesystem_verbs(plan))
       out << "  control " << control_domain_name(verb) << ": unconstrained (no document constrains it)\n";
@@ -71,7 +68,7 @@ std::string describe_plan(const Plan& plan, const aasm::Sha256Digest& digest, bo
                   ? std::string(control.net ? "ABI " + std::to_string(control.min_abi) + ", host names not enforceable"
                                             : "not enforceable (host names)")
                   : "ABI " + std::to_string(control.min_abi))
-          << (control.flags & kControlDegradable ? ", may degrade" : ", required")
+          << ", " << aasm::planned_word(aasm::planned_of(control.flags & kControlDegradable))
           << (control.flags & kControlSeccompFallback ? ", seccomp fallback" : "") << "\n";
   } else {
     out << "landlock: none (filesystem unconstrained)\n";
@@ -91,15 +88,11 @@ std::string describe_plan(const Plan& plan, const aasm::Sha256Digest& digest, bo
     value("wall_clock", p.wall_clock_seconds, " s");
     value("stdout", p.stdout_bytes, " bytes");
     value("stderr", p.stderr_bytes, " bytes");
-    if (p.flags & kProcessResourceDegradable) out << "  resource may degrade\n";
+    if (p.flags & kProcessResourceDegradable)
+      out << "  " << aasm::control_name(aasm::Control::kResource) << " "
+          << aasm::planned_word(aasm::Planned::kMayDegrade) << "\n";
     if (p.kept_capabilities) out << "  capabilities kept: " << aasm::capabilities::names(p.kept_capabilities) << "\n";
-    if (p.namespaces) {
-      out << "  namespaces:";
-      static const char* const kNames[] = {"pid", "ipc", "uts", "net", "mount", "user"};
-      for (int bit = 0; bit < 6; ++bit)
-        if (p.namespaces & (1u << bit)) out << " " << kNames[bit];
-      out << "\n";
-    }
+    if (p.namespaces) out << "  namespaces: " << aasm::plan::namespace_names(p.namespaces, " ") << "\n";
     if (p.environment_filtered) {
       out << "  environment: only";
       for (const std::string& name : p.environment_pass) out << " " << name;

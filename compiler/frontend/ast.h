@@ -19,10 +19,12 @@ namespace aasmc {
 enum class Tier { kOrg, kTeam, kAgent, kRun };  // broad -> narrow
 const char* tier_name(Tier tier);
 
-// The `capabilities.deny` and `isolation.degraded` vocabulary.
+// The `capabilities.deny` and `isolation.degraded` vocabulary: the domains
+// of the one table the launcher reports in too (plan/controls.def), in its
+// order. The compiler's own enum, so the AST names no plan type.
 enum class Domain {
-  kFileRead, kFileWrite, kFileExecute, kNetworkOutbound, kNetworkBind,
-  kIpc, kSyscall, kProcessCreation, kResource, kCredential,
+#define AASM_DOMAIN(id, name) id,
+#include "plan/controls.def"
 };
 const char* domain_name(Domain domain);
 std::optional<Domain> find_domain(llvm::StringRef name);

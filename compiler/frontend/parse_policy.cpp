@@ -4,9 +4,11 @@
 #include <llvm/Support/Path.h>
 
 #include <algorithm>
+#include <iterator>
 
 #include "frontend/quantity.h"
 #include "kernel/capabilities.h"
+#include "plan/namespaces.h"
 #include "tables/errno_names.h"
 
 namespace aasmc {
@@ -53,7 +55,14 @@ bool is_host_name(llvm::StringRef name) {
   });
 }
 
-constexpr llvm::StringRef kNamespaces[] = {"pid", "ipc", "uts", "user", "net", "mount"};
+// In Tier's order.
+constexpr llvm::StringRef kTiers[] = {"org", "team", "agent", "run"};
+
+std::vector<llvm::StringRef> namespace_names() {
+  std::vector<llvm::StringRef> names;
+  for (const aasm::plan::NamespaceName& n : aasm::plan::kNamespaceNames) names.push_back(n.name);
+  return names;
+}
 
 class DocumentParser {
  public:
@@ -195,7 +204,6 @@ class DocumentParser {
     for_each_key(node, {"name", "tier", "description"}, "metadata", [&](const std::string& key, const YamlNode& value) {
       if (key == "tier") {
         seen_tier = true;
-        static const llvm::StringRef kTiers[] = {"org", "team", "agent", "run"};
         if (auto index = choice(value, "metadata.tier", kTiers)) doc.tier = Tier(*index);
         return;
       }
@@ -514,7 +522,7 @@ class DocumentParser {
                    if (key == "degraded") isolation.degraded = domains(value, "spec.isolation.degraded");
                    if (key == "namespaces")
                      isolation.namespaces = names(value, "spec.isolation.namespaces", [&](const YamlNode& item, const std::string& text) {
-                       return choice(item, "an entry of spec.isolation.namespaces", kNamespaces).has_value() && !text.empty();
+                       return choice(item, "an entry of spec.isolation.namespaces", namespace_names()).has_value() && !text.empty();
                      });
                    if (key == "linux_capabilities")
                      isolation.linux_capabilities =
@@ -539,19 +547,13 @@ class DocumentParser {
 
 }  // namespace
 
-const char* tier_name(Tier tier) {
-  switch (tier) {
-    case Tier::kOrg: return "org";
-    case Tier::kTeam: return "team";
-    case Tier::kAgent: return "agent";
-    case Tier::kRun: return "run";
-  }
-  return "?";
-}
+const char* tier_name(Tier tier) { return size_t(tier) < std::size(kTiers) ? kTiers[size_t(tier)].data() : "?"; }
 
 std::vector<llvm::StringRef> domain_names() {
-  return {"file_read", "file_write", "file_execute", "network_outbound", "network_bind",
-          "ipc",       "syscall",    "process_creation", "resource",     "credential"};
+  return {
+#define AASM_DOMAIN(id, name) name,
+#include "plan/controls.def"
+  };
 }
 
 const char* domain_name(Domain domain) { return domain_names()[size_t(domain)].data(); }

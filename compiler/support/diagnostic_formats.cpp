@@ -14,53 +14,10 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-// The one table of ids. docs/diagnostics.md lists the same ids (a test
-// checks both ways, and against the constants in diagnostics.h).
+// The rows of support/diagnostics.def; a rule's name is its constant's, less the k.
 constexpr DiagnosticInfo kTable[] = {
-    {diag::kCannotRead, "CannotRead", "A policy file cannot be read", Severity::kError},
-    {diag::kYamlSyntax, "YamlSyntax", "YAML syntax error", Severity::kError},
-    {diag::kEncoding, "Encoding", "The policy file is not UTF-8 text, or contains a NUL byte", Severity::kError},
-    {diag::kYamlFeature, "YamlFeature",
-     "A YAML feature a policy may not use: anchor, alias, merge key or explicit tag", Severity::kError},
-    {diag::kTooLarge, "TooLarge", "The policy file is over 1 MiB, or nested deeper than 32 levels", Severity::kError},
-    {diag::kUnknownKey, "UnknownKey", "Unknown key", Severity::kError},
-    {diag::kDuplicateKey, "DuplicateKey", "Duplicate key", Severity::kError},
-    {diag::kWrongType, "WrongType", "A value of the wrong type (a list where a mapping is needed, ...)",
-     Severity::kError},
-    {diag::kMissingKey, "MissingKey", "A required key is missing", Severity::kError},
-    {diag::kBadValue, "BadValue", "A value that is not one of those allowed", Severity::kError},
-    {diag::kBadPath, "BadPath",
-     "A path that is not absolute and normalized, or uses a variable other than ${CWD} or ${HOME}",
-     Severity::kError},
-    {diag::kBadQuantity, "BadQuantity", "A resource quantity that cannot be read, has a wrong unit, or overflows",
-     Severity::kError},
-    {diag::kCredentialValue, "CredentialValue",
-     "An environment value that looks like a credential in a policy meant to be checked in", Severity::kWarning},
-    {diag::kUnknownSyscall, "UnknownSyscall",
-     "Unknown syscall, or one that does not exist on a target architecture", Severity::kError},
-    {diag::kUnknownGroup, "UnknownGroup", "Unknown syscall @group", Severity::kError},
-    {diag::kBadAction, "BadAction", "Unknown action or errno name", Severity::kError},
-    {diag::kConditionSyntax, "ConditionSyntax", "A when: condition that cannot be parsed",
-     Severity::kError},
-    {diag::kConditionSemantics, "ConditionSemantics",
-     "A when: condition with an unknown operand or constant, a value too wide for its argument, or a form libseccomp "
-     "cannot express",
-     Severity::kError},
-    {diag::kEmptyCascade, "EmptyCascade", "The cascade has no policy documents", Severity::kError},
-    {diag::kNothingRequested, "NothingRequested", "The merged policy requests no control at all", Severity::kError},
-    {diag::kDisjointTemplates, "DisjointTemplates",
-     "Path templates with different variables that cannot be related at compile time (reserved)",
-     Severity::kWarning},
-    {diag::kConflict, "Conflict", "Documents or entries that set contradicting values", Severity::kError},
-    {diag::kNoEffect, "NoEffect", "A rule the cascade makes ineffective (an allow rule a broader allowlist forbids)",
-     Severity::kWarning},
-    {diag::kUnconstrainedVerb, "UnconstrainedVerb",
-     "A filesystem verb no document constrains while another is confined: it stays open everywhere",
-     Severity::kWarning},
-    {diag::kNotSupported, "NotSupported", "A policy node this version of aasmc cannot lower yet: refused",
-     Severity::kError},
-    {diag::kLowering, "Lowering", "Lowering failed inside libseccomp or the plan encoder", Severity::kError},
-    {diag::kOutput, "Output", "The plan cannot be written", Severity::kError},
+#define AASM_DIAGNOSTIC(name, id, severity, summary) {id, #name + 1, summary, Severity::severity},
+#include "support/diagnostics.def"
 };
 
 // Located diagnostics are results; SARIF (and GitHub, which refuses the

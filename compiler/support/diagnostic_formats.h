@@ -1,8 +1,8 @@
 // The output formats of the collected diagnostics (docs/diagnostics.md):
 // `text` (clang style, exactly what aasmc always printed), `json` (one
 // document, aasmc's own shape) and `sarif` (SARIF 2.1.0 for GitHub code
-// scanning). Also the one table of diagnostic ids with their names and
-// descriptions.
+// scanning). Also the diagnostic ids of support/diagnostics.def as values,
+// with their names and descriptions.
 #pragma once
 
 #include <llvm/ADT/ArrayRef.h>
@@ -17,7 +17,7 @@
 
 namespace aasmc {
 
-// One row per stable id; docs/diagnostics.md lists the same ids.
+// One row per stable id of support/diagnostics.def.
 struct DiagnosticInfo {
   const char* id;       // AASMxxxx
   const char* name;     // SARIF rule name, PascalCase

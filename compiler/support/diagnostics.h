@@ -17,36 +17,12 @@
 
 namespace aasmc {
 
-// Stable diagnostic ids, documented in docs/diagnostics.md. Their names and
-// descriptions are in one table, diagnostic_table() (diagnostic_formats.cpp).
+// Stable diagnostic ids (diag::kBadValue is "AASM0014"), from the one table
+// of ids, support/diagnostics.def, with their names, severities and
+// meanings (diagnostic_table(), support/diagnostic_formats.h).
 namespace diag {
-inline constexpr const char* kCannotRead = "AASM0001";
-inline constexpr const char* kYamlSyntax = "AASM0002";
-inline constexpr const char* kEncoding = "AASM0003";
-inline constexpr const char* kYamlFeature = "AASM0004";  // anchors, aliases, tags, merge keys
-inline constexpr const char* kTooLarge = "AASM0005";
-inline constexpr const char* kUnknownKey = "AASM0010";
-inline constexpr const char* kDuplicateKey = "AASM0011";
-inline constexpr const char* kWrongType = "AASM0012";
-inline constexpr const char* kMissingKey = "AASM0013";
-inline constexpr const char* kBadValue = "AASM0014";
-inline constexpr const char* kBadPath = "AASM0020";
-inline constexpr const char* kBadQuantity = "AASM0021";
-inline constexpr const char* kCredentialValue = "AASM0022";  // warning
-inline constexpr const char* kUnknownSyscall = "AASM0030";
-inline constexpr const char* kUnknownGroup = "AASM0031";
-inline constexpr const char* kBadAction = "AASM0032";
-inline constexpr const char* kConditionSyntax = "AASM0040";
-inline constexpr const char* kConditionSemantics = "AASM0041";  // operands, constants, widths, normal form
-inline constexpr const char* kEmptyCascade = "AASM0050";
-inline constexpr const char* kConflict = "AASM0053";
-inline constexpr const char* kNoEffect = "AASM0054";  // warning
-inline constexpr const char* kUnconstrainedVerb = "AASM0055";  // warning
-inline constexpr const char* kNothingRequested = "AASM0051";
-inline constexpr const char* kDisjointTemplates = "AASM0052";
-inline constexpr const char* kNotSupported = "AASM0090";
-inline constexpr const char* kLowering = "AASM0100";
-inline constexpr const char* kOutput = "AASM0101";
+#define AASM_DIAGNOSTIC(name, id, severity, summary) inline constexpr const char* name = id;
+#include "support/diagnostics.def"
 }  // namespace diag
 
 enum class Severity { kError, kWarning, kNote };

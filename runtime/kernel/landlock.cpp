@@ -20,7 +20,7 @@ AbiProbe probe_abi() {
     return probe;
   }
   probe.abi = int(abi);
-  if (abi >= 7) {
+  if (abi >= kErrataAbi) {
     const long errata = ::syscall(kSysCreateRuleset, nullptr, 0, kCreateRulesetErrata);
     if (errata > 0) probe.errata = uint32_t(errata);
   }

@@ -1,8 +1,9 @@
-// Landlock UAPI, ABI 1 through 9. Debian 12's <linux/landlock.h> stops at
+// Landlock UAPI, ABI 1 through kLatestAbi. Debian 12's <linux/landlock.h> stops at
 // ABI 2 while the kernels we run on speak 7 and newer; the kernel ABI is stable, so the
 // structs and bits are defined here instead of taken from the host headers.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 namespace aasm::landlock {
@@ -31,30 +32,14 @@ inline constexpr int kRulePathBeneath = 1;
 inline constexpr int kRuleNetPort = 2;
 
 inline constexpr uint32_t kCreateRulesetVersion = 1u << 0;
-inline constexpr uint32_t kCreateRulesetErrata = 1u << 1;  // ABI 7
+inline constexpr uint32_t kCreateRulesetErrata = 1u << 1;
+inline constexpr int kErrataAbi = 7;  // the first ABI that understands kCreateRulesetErrata
 
+// The rights, named as the kernel names them, from their one table
+// (kernel/landlock_rights.def).
 namespace fs {
-inline constexpr uint64_t kExecute = 1ull << 0;
-inline constexpr uint64_t kWriteFile = 1ull << 1;
-inline constexpr uint64_t kReadFile = 1ull << 2;
-inline constexpr uint64_t kReadDir = 1ull << 3;
-inline constexpr uint64_t kRemoveDir = 1ull << 4;
-inline constexpr uint64_t kRemoveFile = 1ull << 5;
-inline constexpr uint64_t kMakeChar = 1ull << 6;
-inline constexpr uint64_t kMakeDir = 1ull << 7;
-inline constexpr uint64_t kMakeReg = 1ull << 8;
-inline constexpr uint64_t kMakeSock = 1ull << 9;
-inline constexpr uint64_t kMakeFifo = 1ull << 10;
-inline constexpr uint64_t kMakeBlock = 1ull << 11;
-inline constexpr uint64_t kMakeSym = 1ull << 12;
-inline constexpr uint64_t kRefer = 1ull << 13;     // ABI 2
-inline constexpr uint64_t kTruncate = 1ull << 14;  // ABI 3
-inline constexpr uint64_t kIoctlDev = 1ull << 15;  // ABI 5
-// connect()/sendmsg() to a pathname unix socket: ABI 9 (Linux 7.1), upstream
-// "landlock: Control pathname UNIX domain socket resolution by path"
-// (Günther Noack, merged 2026-04-07). ABI 8 (Linux 7.0) added only
-// LANDLOCK_RESTRICT_SELF_TSYNC.
-inline constexpr uint64_t kResolveUnix = 1ull << 16;
+#define AASM_LANDLOCK_FS(id, name, bit, abi) inline constexpr uint64_t id = 1ull << (bit);
+#include "kernel/landlock_rights.def"
 
 // Rights that apply to a file itself; the kernel rejects directory-only
 // rights on a rule whose path is not a directory (EINVAL).
@@ -62,32 +47,48 @@ inline constexpr uint64_t kFileRights = kExecute | kWriteFile | kReadFile | kTru
 }  // namespace fs
 
 namespace net {
-inline constexpr uint64_t kBindTcp = 1ull << 0;     // ABI 4
-inline constexpr uint64_t kConnectTcp = 1ull << 1;  // ABI 4
+#define AASM_LANDLOCK_NET(id, name, bit, abi) inline constexpr uint64_t id = 1ull << (bit);
+#include "kernel/landlock_rights.def"
 }  // namespace net
 
 namespace scope {
-inline constexpr uint64_t kAbstractUnixSocket = 1ull << 0;  // ABI 6
-inline constexpr uint64_t kSignal = 1ull << 1;              // ABI 6
+#define AASM_LANDLOCK_SCOPE(id, name, bit, abi) inline constexpr uint64_t id = 1ull << (bit);
+#include "kernel/landlock_rights.def"
 }  // namespace scope
 
-// The newest ABI this table describes.
-inline constexpr int kLatestAbi = 9;
+// The newest ABI the table describes.
+inline constexpr int kLatestAbi = std::max({
+#define AASM_LANDLOCK_ABI(abi, kernel_release) abi,
+#include "kernel/landlock_rights.def"
+});
 
-// Every filesystem right a kernel of the given ABI understands.
-constexpr uint64_t fs_rights_for_abi(int abi) {
-  if (abi < 1) return 0;
-  uint64_t rights = (fs::kMakeSym << 1) - 1;  // ABI 1: bits 0..12
-  if (abi >= 2) rights |= fs::kRefer;
-  if (abi >= 3) rights |= fs::kTruncate;
-  if (abi >= 5) rights |= fs::kIoctlDev;
-  if (abi >= 9) rights |= fs::kResolveUnix;
+enum class RightKind : uint8_t { kFs, kNet, kScope };
+
+struct Right {
+  RightKind kind;
+  uint64_t bit;
+  const char* name;  // "read_file", "connect_tcp", "signal"
+  int abi;           // the ABI that brought it
+};
+
+inline constexpr Right kRights[] = {
+#define AASM_LANDLOCK_FS(id, name, bit, abi) {RightKind::kFs, fs::id, name, abi},
+#define AASM_LANDLOCK_NET(id, name, bit, abi) {RightKind::kNet, net::id, name, abi},
+#define AASM_LANDLOCK_SCOPE(id, name, bit, abi) {RightKind::kScope, scope::id, name, abi},
+#include "kernel/landlock_rights.def"
+};
+
+// Every right of a kind that a kernel of the given ABI understands, as
+// rust-landlock's from_all(abi).
+constexpr uint64_t rights_for_abi(RightKind kind, int abi) {
+  uint64_t rights = 0;
+  for (const Right& right : kRights)
+    if (right.kind == kind && right.abi <= abi) rights |= right.bit;
   return rights;
 }
-
-// Every network right, and every scope, a kernel of the given ABI understands.
-constexpr uint64_t net_rights_for_abi(int abi) { return abi >= 4 ? net::kBindTcp | net::kConnectTcp : 0; }
-constexpr uint64_t scopes_for_abi(int abi) { return abi >= 6 ? scope::kAbstractUnixSocket | scope::kSignal : 0; }
+constexpr uint64_t fs_rights_for_abi(int abi) { return rights_for_abi(RightKind::kFs, abi); }
+constexpr uint64_t net_rights_for_abi(int abi) { return rights_for_abi(RightKind::kNet, abi); }
+constexpr uint64_t scopes_for_abi(int abi) { return rights_for_abi(RightKind::kScope, abi); }
 
 // The lowest ABI that understands all of the given rights and scopes.
 constexpr uint32_t abi_floor(uint64_t fs, uint64_t net, uint64_t scoped) {
@@ -95,6 +96,13 @@ constexpr uint32_t abi_floor(uint64_t fs, uint64_t net, uint64_t scoped) {
     if (!(fs & ~fs_rights_for_abi(abi)) && !(net & ~net_rights_for_abi(abi)) && !(scoped & ~scopes_for_abi(abi)))
       return uint32_t(abi);
   return kLatestAbi;
+}
+
+// A right's name, or nullptr for a bit the table does not describe.
+constexpr const char* right_name(RightKind kind, uint64_t bit) {
+  for (const Right& right : kRights)
+    if (right.kind == kind && right.bit == bit) return right.name;
+  return nullptr;
 }
 
 }  // namespace aasm::landlock

@@ -8,7 +8,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <utility>
 
 #include "plan/plan.h"
 
@@ -38,23 +37,10 @@ int map_own_ids(uid_t uid, gid_t gid) {
 
 int clone_flags(uint32_t namespaces) {
   int flags = 0;
-  if (namespaces & plan::kNamespaceUser) flags |= CLONE_NEWUSER;
-  if (namespaces & plan::kNamespacePid) flags |= CLONE_NEWPID;
-  if (namespaces & plan::kNamespaceIpc) flags |= CLONE_NEWIPC;
-  if (namespaces & plan::kNamespaceUts) flags |= CLONE_NEWUTS;
-  if (namespaces & plan::kNamespaceNet) flags |= CLONE_NEWNET;
-  if (namespaces & plan::kNamespaceMount) flags |= CLONE_NEWNS;
+#define AASM_NAMESPACE(id, name, bit, clone_flag) \
+  if (namespaces & plan::kNamespace##id) flags |= clone_flag;
+#include "plan/namespaces.def"
   return flags;
-}
-
-std::string names(uint32_t namespaces) {
-  static const std::pair<uint32_t, const char*> kNames[] = {
-      {plan::kNamespaceUser, "user"}, {plan::kNamespacePid, "pid"},   {plan::kNamespaceIpc, "ipc"},
-      {plan::kNamespaceUts, "uts"},   {plan::kNamespaceNet, "net"},   {plan::kNamespaceMount, "mount"}};
-  std::string out;
-  for (const auto& [bit, name] : kNames)
-    if (namespaces & bit) out += std::string(out.empty() ? "" : ", ") + name;
-  return out;
 }
 
 int finish_in_child(uint32_t namespaces, uid_t uid, gid_t gid) {

@@ -11,15 +11,11 @@
 #include <sys/types.h>
 
 #include <cstdint>
-#include <string>
 
 namespace aasm::namespaces {
 
 // The CLONE_NEW* flags for the plan's kNamespace* bits.
 int clone_flags(uint32_t namespaces);
-
-// "user, pid, net": the bits' names, as the policy writes them.
-std::string names(uint32_t namespaces);
 
 // In the child, right after the clone that made the namespaces: in a new
 // user namespace, the id maps (the launcher's own uid and gid, mapped to

@@ -10,7 +10,11 @@ constexpr const char* kControlNames[] = {
 #include "plan/controls.def"
 };
 constexpr const char* kPlannedTexts[] = {
-#define AASM_PLANNED(id, text) text,
+#define AASM_PLANNED(id, word) "enforce, " word,
+#include "plan/controls.def"
+};
+constexpr const char* kPlannedWords[] = {
+#define AASM_PLANNED(id, word) word,
 #include "plan/controls.def"
 };
 constexpr const char* kLevelNames[] = {
@@ -31,6 +35,7 @@ const char* lookup(const char* const (&table)[N], E value) {
 
 const char* control_name(Control control) { return lookup(kControlNames, control); }
 const char* planned_text(Planned planned) { return lookup(kPlannedTexts, planned); }
+const char* planned_word(Planned planned) { return lookup(kPlannedWords, planned); }
 const char* control_level_name(ControlLevel level) { return lookup(kLevelNames, level); }
 const char* basis_name(Basis basis) { return lookup(kBasisNames, basis); }
 

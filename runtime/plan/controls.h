@@ -1,6 +1,8 @@
 // The controls a launch reports and the words it reports them in, from the
 // one table in controls.def: the launcher's --dry-run and receipts use it,
-// and so can the compiler, which includes runtime/ too.
+// and so does the compiler (aasmc show), which includes runtime/ too. The
+// policy's domains are in the same table; the compiler numbers them itself
+// (frontend/ast.h's Domain).
 #pragma once
 
 #include <cstdint>
@@ -21,10 +23,11 @@ const char* control_name(Control control);  // "file_read"
 Control control_of(plan::ControlDomain domain);
 
 enum class Planned : uint8_t {
-#define AASM_PLANNED(id, text) id,
+#define AASM_PLANNED(id, word) id,
 #include "plan/controls.def"
 };
-const char* planned_text(Planned planned);  // "enforce, may degrade"
+const char* planned_text(Planned planned);  // "enforce, may degrade", as receipts write it
+const char* planned_word(Planned planned);  // "may degrade", as aasmc show writes it
 inline Planned planned_of(bool may_degrade) { return may_degrade ? Planned::kMayDegrade : Planned::kRequired; }
 
 // One lattice for every control, as rust-landlock's CompatState.

@@ -12,6 +12,7 @@
 #include "base/result.h"
 #include "crypto/sha256.h"
 #include "plan/format.h"
+#include "plan/namespaces.h"
 
 namespace aasm::plan {
 
@@ -130,20 +131,13 @@ struct ProcessSettings {
   std::vector<std::string> environment_pass;                          // sorted
   std::vector<std::pair<std::string, std::string>> environment_set;  // sorted by name
   uint16_t flags = 0;       // kProcessResourceDegradable
-  uint32_t namespaces = 0;  // kNamespace* bits: fresh namespaces for the tree
+  uint32_t namespaces = 0;  // kNamespace* bits (plan/namespaces.h): fresh namespaces for the tree
   uint64_t kept_capabilities = 0;  // bit N: capability N stays (isolation.linux_capabilities)
   bool operator==(const ProcessSettings&) const = default;
   // Limits of the whole tree, which need the run's cgroup.
   bool has_tree_limits() const { return memory || swap || pids || cpu_millicores; }
 };
 inline constexpr uint16_t kProcessResourceDegradable = 1u << 0;
-inline constexpr uint32_t kNamespacePid = 1u << 0;
-inline constexpr uint32_t kNamespaceIpc = 1u << 1;
-inline constexpr uint32_t kNamespaceUts = 1u << 2;
-inline constexpr uint32_t kNamespaceNet = 1u << 3;
-inline constexpr uint32_t kNamespaceMount = 1u << 4;
-inline constexpr uint32_t kNamespaceUser = 1u << 5;
-inline constexpr uint32_t kKnownNamespaces = (1u << 6) - 1;
 inline constexpr int kKnownCapabilities = 41;  // CAP_CHOWN (0) to CAP_CHECKPOINT_RESTORE (40)
 
 struct Plan {

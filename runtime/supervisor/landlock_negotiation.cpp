@@ -38,8 +38,12 @@ std::string control_rights_text(const plan::LandlockControl& c) {
 }
 
 const char* kernel_for_landlock_abi(uint32_t abi) {
-  static const char* const kReleases[] = {"", "5.13", "5.19", "6.2", "6.7", "6.10", "6.12", "6.15", "7.0", "7.1"};
-  static_assert(std::size(kReleases) == landlock::kLatestAbi + 1);
+  static const char* const kReleases[] = {
+      "",  // no ABI 0
+#define AASM_LANDLOCK_ABI(abi, kernel_release) kernel_release,
+#include "kernel/landlock_rights.def"
+  };
+  static_assert(std::size(kReleases) == landlock::kLatestAbi + 1, "landlock_rights.def lists every ABI, in order");
   return abi < std::size(kReleases) ? kReleases[abi] : "a newer kernel";
 }
 

@@ -6,7 +6,9 @@
 and the AST and the IR stay backend-neutral: frontend/ and middle/ name no
 plan type (the backend maps their enums to the plan's); the frontend may take
 the plan format's limits (plan/format.h), as the tables take its
-architecture constants. Fails naming each include that breaks a rule.
+architecture constants, and the vocabulary tables the launcher shares
+(plan/controls.def for the domains, plan/namespaces.h for the namespaces),
+which hold names, not plan types. Fails naming each include that breaks a rule.
 
 usage: check_layers.py [SOURCE_ROOT]   (default: AASM_SOURCE_ROOT or the checkout)
 """
@@ -18,7 +20,8 @@ import sys
 ALLOWED = {
     "support": {"support"},
     "tables": {"tables", "plan/format.h"},
-    "frontend": {"frontend", "support", "tables", "crypto", "kernel", "plan/format.h"},
+    "frontend": {"frontend", "support", "tables", "crypto", "kernel", "plan/format.h", "plan/controls.def",
+                 "plan/namespaces.h"},
     "middle": {"middle", "frontend", "support", "tables", "crypto"},
     "backend": {"backend", "middle", "frontend", "support", "tables", "crypto", "kernel", "plan"},
     "bpf": {"bpf", "plan"},

@@ -36,6 +36,7 @@ TEST_CASE("controls: the names receipts use, the plan's domains among them") {
   CHECK(std::string(plan::control_domain_name(plan::ControlDomain::kIpc)) == "ipc");
   CHECK(std::string(planned_text(planned_of(true))) == "enforce, may degrade");
   CHECK(std::string(planned_text(planned_of(false))) == "enforce, required");
+  CHECK(std::string(planned_word(planned_of(true))) == "may degrade");
   CHECK(std::string(control_level_name(ControlLevel::kNotEstablished)) == "not established");
   CHECK(Evidence{Basis::kMeasured, "x"}.str() == "measured: x");
 }

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <cerrno>
+#include <string>
 
 #include "kernel/landlock_uapi.h"
 #include "supervisor/landlock_negotiation.h"
@@ -86,4 +87,34 @@ TEST_CASE("negotiation: no Landlock at all refuses a required control and names 
   CHECK(n.refusal().find("no Landlock") != std::string::npos);
   CHECK(n.refusal().find("CONFIG_SECURITY_LANDLOCK") != std::string::npos);
   CHECK_FALSE(n.applies);
+}
+
+// The sets and floors derived from kernel/landlock_rights.def, against the
+// kernel's documentation of each ABI (Documentation/userspace-api/landlock.rst).
+TEST_CASE("landlock rights: every set per ABI and every floor comes from the one table") {
+  using landlock::abi_floor;
+  CHECK(landlock::fs_rights_for_abi(0) == 0);
+  CHECK(landlock::fs_rights_for_abi(1) == 0x1fff);  // EXECUTE .. MAKE_SYM
+  CHECK(landlock::fs_rights_for_abi(2) == 0x3fff);  // + REFER
+  CHECK(landlock::fs_rights_for_abi(3) == 0x7fff);  // + TRUNCATE
+  CHECK(landlock::fs_rights_for_abi(4) == 0x7fff);
+  CHECK(landlock::fs_rights_for_abi(5) == 0xffff);  // + IOCTL_DEV
+  CHECK(landlock::fs_rights_for_abi(8) == 0xffff);
+  CHECK(landlock::fs_rights_for_abi(9) == 0x1ffff);  // + RESOLVE_UNIX
+  CHECK(landlock::net_rights_for_abi(3) == 0);
+  CHECK(landlock::net_rights_for_abi(4) == (net::kBindTcp | net::kConnectTcp));
+  CHECK(landlock::scopes_for_abi(5) == 0);
+  CHECK(landlock::scopes_for_abi(6) == (scope::kAbstractUnixSocket | scope::kSignal));
+  CHECK(landlock::kLatestAbi == 9);
+  CHECK(abi_floor(0, 0, 0) == 1);
+  CHECK(abi_floor(kRead, 0, 0) == 1);
+  CHECK(abi_floor(kWrite, 0, 0) == 5);
+  CHECK(abi_floor(0, net::kConnectTcp, 0) == 4);
+  CHECK(abi_floor(0, 0, scope::kSignal) == 6);
+  CHECK(abi_floor(fs::kResolveUnix, 0, 0) == 9);
+  CHECK(abi_floor(uint64_t(1) << 40, 0, 0) == landlock::kLatestAbi);  // a right no ABI here describes
+  CHECK(std::string(landlock::right_name(landlock::RightKind::kNet, net::kConnectTcp)) == "connect_tcp");
+  CHECK(landlock::right_name(landlock::RightKind::kScope, uint64_t(1) << 5) == nullptr);
+  CHECK(std::string(kernel_for_landlock_abi(6)) == "6.12");
+  CHECK(std::string(kernel_for_landlock_abi(landlock::kLatestAbi + 1)) == "a newer kernel");
 }

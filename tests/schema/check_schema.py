@@ -241,6 +241,19 @@ def check_closed_lists(schema, report):
     if compiler_caps != schema_caps:
         report.fail(f"schema linux_capabilities differ from capabilities.cpp: only in the schema "
                     f"{sorted(schema_caps - compiler_caps)}, only in the compiler {sorted(compiler_caps - schema_caps)}")
+    # Namespaces and domains: their one tables, X-macro files the compiler and the launcher include; the
+    # schema lists them in the tables' order.
+    for what, table, pattern, schema_names in (
+            ("namespaces", "runtime/plan/namespaces.def", r'^AASM_NAMESPACE\(\w+, "([a-z]+)"',
+             iso["namespaces"]["items"]["enum"]),
+            ("domains", "runtime/plan/controls.def", r'^AASM_DOMAIN(?:_AND_CONTROL)?\(\w+, "([a-z_]+)"\)',
+             defs["domain"]["enum"])):
+        with open(os.path.join(ROOT, table), encoding="utf-8") as f:
+            table_names = re.findall(pattern, f.read(), re.M)
+        if not table_names:
+            report.fail(f"found no name in {table} (did its table change shape?)")
+        elif table_names != schema_names:
+            report.fail(f"schema {what} {schema_names} differ from {table}'s {table_names}")
 
 
 def check_policies(validator, report):
