@@ -1,5 +1,7 @@
 #include "backend/check_lowerable.h"
 
+#include "backend/view_lowering.h"
+
 namespace aasmc {
 namespace {
 
@@ -33,7 +35,8 @@ bool check_lowerable(const PolicyIR& ir, Diagnostics& diags) {
                               "no kernel mechanism enforces host names; list network_outbound in isolation.degraded to "
                               "run with it recorded as not enforced, or write tcp:PORT entries",
                               from);
-  return refusals.ok();
+  const bool view_ok = check_view(ir, diags);
+  return refusals.ok() && view_ok;
 }
 
 }  // namespace aasmc

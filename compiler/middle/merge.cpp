@@ -74,6 +74,16 @@ FilesystemIR merge_filesystem(const std::vector<const PolicyDocument*>& docs) {
         for (PathGrant& grant : **grants)
           grant.optional = std::any_of(optional->begin(), optional->end(),
                                        [&](const PathGrant& o) { return contains(o.path, grant.path); });
+  // Protected subtrees: the union (any tier can protect). Optional, as the
+  // other paths, where the cascade's filesystem.optional covers them.
+  std::vector<PathGrant> readonly;
+  for (const PolicyDocument* doc : docs)
+    if (doc->filesystem && doc->filesystem->readonly)
+      for (PathGrant& grant : grants_of(*doc->filesystem->readonly)) readonly.push_back(std::move(grant));
+  fs.readonly = normalize_paths(std::move(readonly));
+  for (PathGrant& grant : fs.readonly)
+    grant.optional = optional && std::any_of(optional->begin(), optional->end(),
+                                             [&](const PathGrant& o) { return contains(o.path, grant.path); });
   return fs;
 }
 
@@ -152,6 +162,7 @@ ResourcesIR merge_resources(const std::vector<const PolicyDocument*>& docs) {
     meet_minimum(out.stderr_bytes, r.stderr_bytes);
     meet_minimum(out.open_files, r.open_files);
     meet_minimum(out.file_size, r.file_size);
+    meet_minimum(out.tmp_size, r.tmp_size);
   }
   return out;
 }
@@ -213,7 +224,13 @@ IsolationIR merge_isolation(const std::vector<const PolicyDocument*>& docs) {
       for (const Located<Domain>& d : *iso.degraded) domains.emplace(d.value, d.source);
       meet_keys(out.degraded, std::move(domains));
     }
+    meet_flag(out.filesystem_view, iso.filesystem_view);
   }
+  // The view needs its own mount namespace, and a PID namespace for its
+  // /proc (docs/filesystem-view.md); the launcher adds a user namespace
+  // where it runs without root.
+  if (out.view())
+    for (const char* ns : {"mount", "pid"}) out.namespaces.emplace(ns, out.filesystem_view->from);
   return out;
 }
 

@@ -57,6 +57,7 @@ constexpr DiagnosticInfo kTable[] = {
     {diag::kUnconstrainedVerb, "UnconstrainedVerb",
      "A filesystem verb no document constrains while another is confined: it stays open everywhere",
      Severity::kWarning},
+    {diag::kView, "FilesystemView", "The filesystem view cannot be built as the policy asks", Severity::kError},
     {diag::kNotSupported, "NotSupported", "A policy node this version of aasmc cannot lower yet: refused",
      Severity::kError},
     {diag::kLowering, "Lowering", "Lowering failed inside libseccomp or the plan encoder", Severity::kError},

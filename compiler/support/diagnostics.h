@@ -42,6 +42,7 @@ inline constexpr const char* kEmptyCascade = "AASM0050";
 inline constexpr const char* kConflict = "AASM0053";
 inline constexpr const char* kNoEffect = "AASM0054";  // warning
 inline constexpr const char* kUnconstrainedVerb = "AASM0055";  // warning
+inline constexpr const char* kView = "AASM0056";  // the filesystem view cannot be built as asked
 inline constexpr const char* kNothingRequested = "AASM0051";
 inline constexpr const char* kDisjointTemplates = "AASM0052";
 inline constexpr const char* kNotSupported = "AASM0090";
