@@ -1,8 +1,11 @@
 #include "backend/view_lowering.h"
 
+#include <linux/capability.h>
+
 #include <algorithm>
 
 #include "backend/landlock_lowering.h"
+#include "kernel/capabilities.h"
 #include "kernel/mount_view.h"
 #include "tables/syscall_groups.h"
 
@@ -88,10 +91,11 @@ class ViewChecks {
     if (!fs.read)
       refuse(view, "the filesystem view binds in the trees filesystem.read grants, and no document constrains "
                    "filesystem.read; list the trees the command may see");
-    if (ir_.isolation.linux_capabilities && ir_.isolation.linux_capabilities->count("sys_admin"))
-      refuse(ir_.isolation.linux_capabilities->at("sys_admin"),
-             "isolation.linux_capabilities keeps sys_admin, with which the command could unmount or remount the view's "
-             "protections; keep it, or the view, not both");
+    if (ir_.isolation.linux_capabilities)
+      for (const auto& [name, from] : *ir_.isolation.linux_capabilities)
+        if (aasm::capabilities::number(name) == CAP_SYS_ADMIN)
+          refuse(from, "isolation.linux_capabilities keeps " + name + ", with which the command could unmount or "
+                       "remount the view's protections; keep it, or the view, not both");
     if (!refuses_mount_calls(ir_))
       refuse(view, "the filesystem view needs the @mount calls refused (syscalls.deny: [\"@mount\"], or an allowlist "
                    "without them): its protections are mounts");
