@@ -68,6 +68,15 @@ void print_paths(const plan::LandlockRuleset& ruleset) {
   }
 }
 
+// The filesystem view's mounts: the plan's trees and the view's own.
+void print_view(const LaunchReport& report) {
+  if (report.view.empty()) return;
+  std::printf("filesystem view (the command's root: nothing else of the host exists there):\n");
+  for (const ViewMount& m : report.view)
+    std::printf("  %s: %s (%s)%s\n", m.path.c_str(), m.what.c_str(), m.options.c_str(),
+                m.status == "bound" ? "" : (", " + m.status).c_str());
+}
+
 void print_self_checks(const Prepared& prepared) {
   if (prepared.ruleset_fd < 0) return;
   for (SelfCheck check : kSelfChecksInOrder)
@@ -120,6 +129,7 @@ int dry_run(const LaunchRequest& request) {
     const plan::Plan& plan = preparation.prepared.plan;
     print_controls(report, plan);
     if (preparation.prepared.negotiation) print_paths(preparation.prepared.negotiation->effective);
+    print_view(report);
     print_self_checks(preparation.prepared);
     if (preparation.prepared.connect_answers) std::printf("network: %s\n", ConnectAnswers::kDescription);
     print_seccomp(plan);

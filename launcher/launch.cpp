@@ -27,6 +27,7 @@
 #include "kernel/descriptors.h"
 #include "kernel/rlimits.h"
 #include "kernel/landlock.h"
+#include "kernel/mount_view.h"
 #include "kernel/seccomp.h"
 #include "kernel/seccomp_notify.h"
 #include "plan/plan.h"
@@ -52,7 +53,7 @@ int refuse(const std::string& message) {
 // successful exec leaves it zero.
 enum class ChildStage : uint32_t {
   kNone, kCgroup, kSignals, kSession, kParentGone, kDescriptors, kResourceLimits, kNamespaces, kCapabilities, kNoNewPrivs, kLandlock,
-  kSelfCheck, kSeccomp, kExec
+  kSelfCheck, kSeccomp, kExec, kView, kViewProtection, kViewLandlock
 };
 
 struct ChildReport {
@@ -60,6 +61,7 @@ struct ChildReport {
   std::atomic<int32_t> error;
   std::atomic<uint32_t> done;  // ChildDone and SelfCheck bits (self_checks.h)
   std::atomic<uint32_t> failed_check;  // kSelfCheck: the SelfCheck that was not refused
+  std::atomic<uint32_t> failed_step;   // kView: the view's step; kViewProtection: the path's offset
 };
 
 const char* stage_name(ChildStage stage) {
@@ -78,6 +80,9 @@ const char* stage_name(ChildStage stage) {
     case ChildStage::kSelfCheck: return "Landlock self-check";
     case ChildStage::kSeccomp: return "seccomp filter";
     case ChildStage::kExec: return "execve";
+    case ChildStage::kView: return "building the filesystem view";
+    case ChildStage::kViewProtection: return "checking the filesystem view's protected paths";
+    case ChildStage::kViewLandlock: return "adding Landlock rules for the view's own filesystems";
   }
   return "?";
 }
@@ -147,6 +152,28 @@ void hand_over_connect_listener(Prepared& prepared, ChildReport* report, int han
   report->done.fetch_or(kConnectListenerHanded);
 }
 
+// In the new mount namespace, while the child still holds its capabilities
+// there and before Landlock (a restricted process may not mount): the view,
+// the evidence that each protected path is read-only, then the rules for the
+// view's own filesystems, which exist only now (docs/filesystem-view.md).
+void build_view(const Prepared& prepared, ChildReport* report) {
+  const mount_view::Failure failure = mount_view::build(*prepared.view);
+  if (failure.error) {
+    report->failed_step.store(failure.step);
+    child_fail(report, ChildStage::kView, failure.error);
+  }
+  const mount_view::ProtectionCheck check = mount_view::check_protected(*prepared.view);
+  if (!check.refused) {
+    report->failed_step.store(check.path);
+    // EPERM stands for "writable", which has no errno of its own.
+    child_fail(report, ChildStage::kViewProtection, check.answer ? check.answer : EPERM);
+  }
+  for (const Prepared::ViewRule& rule : prepared.view_rules)
+    if (int error = landlock::add_directory_rule(prepared.ruleset_fd, rule.path.c_str(), rule.access))
+      child_fail(report, ChildStage::kViewLandlock, error);
+  report->done.fetch_or(kViewBuilt);
+}
+
 // Runs in the new process, which shares the supervisor's memory until it
 // execs (kernel/spawn.h). In this order (docs/cli.md says why each step
 // comes where it does).
@@ -165,6 +192,7 @@ void hand_over_connect_listener(Prepared& prepared, ChildReport* report, int han
   if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || parent_gone) child_fail(report, ChildStage::kParentGone, ESRCH);
   if (int error = namespaces::finish_in_child(fresh, io.uid, io.gid)) child_fail(report, ChildStage::kNamespaces, error);
   report->done.fetch_or(kNamespacesReady);
+  if (prepared.view) build_view(prepared, report);
   if ((io.stdout_write >= 0 && ::dup2(io.stdout_write, STDOUT_FILENO) < 0) ||
       (io.stderr_write >= 0 && ::dup2(io.stderr_write, STDERR_FILENO) < 0))
     child_fail(report, ChildStage::kDescriptors, errno);
@@ -413,10 +441,11 @@ int launch(const LaunchRequest& request) {
     // The child failed before its command ran. Its own exit might not have gone
     // through (a filter may forbid exit_group), so the code comes from the report.
     const int error = report->error.load();
-    const std::string step = stage != ChildStage::kSelfCheck
-                                 ? stage_name(stage)
-                                 : std::string(stage_name(stage)) + " (" +
-                                       self_check_failure(SelfCheck(report->failed_check.load())) + ")";
+    std::string step = stage_name(stage);
+    if (stage == ChildStage::kSelfCheck) step += std::string(" (") + self_check_failure(SelfCheck(report->failed_check.load())) + ")";
+    if (stage == ChildStage::kView) step += " (" + mount_view::describe(*prepared->view, report->failed_step.load()) + ")";
+    if (stage == ChildStage::kViewProtection)
+      step += std::string(" (") + prepared->view->at(report->failed_step.load()) + " is not read-only)";
     std::fprintf(stderr, "aasm-launch: error: %s '%s': %s: %s\n",
                  stage == ChildStage::kExec ? "cannot execute" : "cannot confine", request.command.front().c_str(),
                  step.c_str(), std::strerror(error));

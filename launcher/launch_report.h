@@ -47,6 +47,15 @@ struct ControlReport {
   std::optional<Achieved> achieved;  // set by complete()
 };
 
+// One mount of the filesystem view, as the plan writes it (templates, not
+// the host's paths), for --dry-run and the receipt.
+struct ViewMount {
+  std::string path;     // "${CWD}/.git/hooks", "/proc"
+  std::string what;     // "bind", "bind, protected", "proc", "tmpfs, 67108864 bytes"
+  std::string options;  // "ro,nosuid,nodev,noexec"
+  std::string status;   // "bound", "skipped (optional, missing)"
+};
+
 // The first refusal, with the exit status it gives the launch.
 struct Refusal {
   Error error;
@@ -59,6 +68,7 @@ struct LaunchReport {
   std::vector<ControlReport> controls;  // in the order the preparation's steps found them
   std::vector<BoundPath> paths;         // the ruleset's paths as bound, for the receipt
   std::vector<std::string> skipped_optional;  // optional paths missing here
+  std::vector<ViewMount> view;                // the filesystem view's mounts; empty without one
   std::optional<Refusal> refusal;       // a launch stops at it; a dry run reports on
 };
 

@@ -1,10 +1,14 @@
 #include "preparation.h"
 
 #include <linux/capability.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 
 #include "command_path.h"
 #include "exit_codes.h"
@@ -12,7 +16,9 @@
 #include "kernel/arch.h"
 #include "kernel/capabilities.h"
 #include "kernel/landlock_uapi.h"
+#include "kernel/mount_view.h"
 #include "kernel/namespaces.h"
+#include "kernel/raw_syscall.h"
 #include "kernel/seccomp_notify.h"
 #include "supervisor/environment.h"
 #include "supervisor/path_binding.h"
@@ -150,6 +156,154 @@ Status bind_ruleset(Preparation& p, const Inputs& in) {
       plan_self_checks(effective, *bound, prepared.denied_dir_fd, plan::namespaces_of(prepared.plan));
   p.report.paths = std::move(bound->granted);
   p.report.skipped_optional = std::move(bound->skipped_optional);
+  return Ok{};
+}
+
+// The filesystem view (docs/filesystem-view.md): its templates resolved as
+// the ruleset's are, every host path checked and laid out by
+// mount_view::prepare here, before the clone; the child only mounts.
+constexpr const char* kViewOwnFilesystems[] = {"/proc", "/tmp", "/dev/shm", "/dev/pts"};
+
+std::string view_options(uint16_t flags) {
+  return std::string(flags & plan::kViewWritable ? "rw" : "ro") + ",nosuid,nodev" +
+         (flags & plan::kViewNoExec ? ",noexec" : "");
+}
+
+// Why this host cannot build a view, or "" when it can.
+std::string view_unavailable() {
+  if (raw::syscall6(SYS_mount_setattr, -1, long(""), 0, 0, 0) == -ENOSYS)
+    return "the kernel has no mount_setattr (Linux 5.12 or later is needed)";
+  if (::geteuid() == 0) return "";
+  if (FILE* f = std::fopen("/proc/sys/user/max_user_namespaces", "r")) {
+    long count = -1;
+    const bool read = std::fscanf(f, "%ld", &count) == 1;
+    std::fclose(f);
+    if (read && count == 0)
+      return "user namespaces are disabled (user.max_user_namespaces = 0), and without root only a user namespace "
+             "lets aasm-launch mount; run it as root, or enable them";
+  }
+  return "";
+}
+
+Status add_view_trees(const plan::FilesystemView& view, const LaunchContext& context, mount_view::Spec& spec,
+                      LaunchReport& report) {
+  for (const plan::ViewTree& tree : view.trees) {
+    const plan::LandlockRule as_rule{0, tree.base, 0, tree.path};
+    const std::string path_template = rule_template(as_rule);
+    const std::string what = tree.flags & plan::kViewProtected ? "bind, protected (read-only over its writable tree)" : "bind";
+    auto host_path = expand_rule_path(as_rule, context);
+    if (!host_path) return make_error(std::string(control_name(Control::kFilesystemView)) + ": " + host_path.error().message);
+    struct stat st {};
+    if (::stat(host_path->c_str(), &st) != 0) {
+      if (errno == ENOENT && (tree.flags & plan::kViewOptional)) {
+        report.skipped_optional.push_back(path_template);
+        report.view.push_back({path_template, what, view_options(tree.flags), "skipped (optional, missing)"});
+        continue;
+      }
+      return make_error(std::string(control_name(Control::kFilesystemView)) + ": " + path_template + " (" + *host_path + "): " + std::strerror(errno) +
+                        (tree.flags & plan::kViewProtected
+                             ? "; a protected path must exist to be protected: list it in filesystem.optional to skip it where it is missing"
+                             : ""));
+    }
+    uint32_t flags = 0;
+    if (tree.flags & plan::kViewWritable) flags |= mount_view::kWritable;
+    if (tree.flags & plan::kViewNoExec) flags |= mount_view::kNoExec;
+    if (tree.flags & plan::kViewProtected) flags |= mount_view::kProtected;
+    spec.trees.push_back({*host_path, "", flags, S_ISDIR(st.st_mode)});
+    report.view.push_back({path_template, what, view_options(tree.flags), "bound"});
+  }
+  return Ok{};
+}
+
+void add_view_filesystems(const plan::FilesystemView& view, mount_view::Spec& spec, LaunchReport& report) {
+  if (view.flags & plan::kViewProc) {
+    spec.proc = true;
+    report.view.push_back({"/proc", "proc of the command's PID namespace", "nosuid,nodev,noexec", "bound"});
+  }
+  std::string nodes;
+  for (size_t i = 0; i < std::size(mount_view::kDevNodes); ++i)
+    if (view.dev_nodes & (1u << i)) {
+      spec.dev_nodes.emplace_back(mount_view::kDevNodes[i]);
+      nodes += (nodes.empty() ? "" : ", ") + std::string(mount_view::kDevNodes[i]);
+    }
+  report.view.push_back({"/dev", "tmpfs holding " + (nodes.empty() ? std::string("no node") : nodes), "ro,nosuid,noexec", "bound"});
+  if (view.flags & plan::kViewDevPts) {
+    spec.dev_pts = true;
+    report.view.push_back({"/dev/pts", "a new devpts instance", "nosuid,noexec", "bound"});
+  }
+  for (const plan::ViewTmpfs& tmpfs : view.tmpfs) {
+    spec.tmpfs.push_back({tmpfs.path, tmpfs.max_bytes, !(tmpfs.flags & plan::kViewNoExec)});
+    report.view.push_back({tmpfs.path, "private tmpfs, " + std::to_string(tmpfs.max_bytes) + " bytes",
+                           std::string("rw,nosuid,nodev") + (tmpfs.flags & plan::kViewNoExec ? ",noexec" : ""), "bound"});
+  }
+}
+
+bool view_has(const plan::FilesystemView& view, const std::string& path) {
+  if (path == "/proc") return view.flags & plan::kViewProc;
+  if (path == "/dev/pts") return view.flags & plan::kViewDevPts;
+  return std::any_of(view.tmpfs.begin(), view.tmpfs.end(), [&](const plan::ViewTmpfs& t) { return t.path == path; });
+}
+
+std::string view_requested(const plan::FilesystemView& view) {
+  size_t writable = 0, protected_paths = 0;
+  for (const plan::ViewTree& tree : view.trees) {
+    writable += (tree.flags & plan::kViewWritable) != 0;
+    protected_paths += (tree.flags & plan::kViewProtected) != 0;
+  }
+  return std::to_string(view.trees.size() - protected_paths) + " trees (" + std::to_string(writable) + " writable), " +
+         std::to_string(protected_paths) + " protected paths, " + std::to_string(view.tmpfs.size()) + " private tmpfs" +
+         (view.flags & plan::kViewProc ? ", /proc" : "");
+}
+
+Status prepare_view(Preparation& p, const Inputs&) {
+  plan::Plan& plan = p.prepared.plan;
+  if (!plan.view) return Ok{};
+  const plan::FilesystemView& view = *plan.view;
+  ControlReport c = report_of(Control::kFilesystemView, view_requested(view), planned_of(view.flags & plan::kViewDegradable));
+  if (const std::string missing = view_unavailable(); !missing.empty()) {
+    if (view.flags & plan::kViewDegradable) {
+      c.achievable = ControlLevel::kNotEnforced;
+      c.why = missing + "; isolation.degraded lists every filesystem domain, so the command runs without the view";
+      c.evidence = {Basis::kAsserted, c.why};
+      p.report.controls.push_back(std::move(c));
+      plan.view.reset();
+      return Ok{};
+    }
+    c.achievable = ControlLevel::kRefused;
+    c.why = missing;
+    p.report.controls.push_back(std::move(c));
+    return make_error(std::string(control_name(Control::kFilesystemView)) + ": " + missing + " (or list " + control_name(Control::kFileRead) + ", " +
+                      control_name(Control::kFileWrite) + " and " + control_name(Control::kFileExecute) +
+                      " in isolation.degraded to run without the view)");
+  }
+  // Without root, only a user namespace of its own lets the child mount.
+  if (::geteuid() != 0) plan.process->namespaces |= plan::kNamespaceUser;
+  auto context = current_launch_context();
+  if (!context) return context.error();
+  mount_view::Spec spec;
+  if (Status trees = add_view_trees(view, *context, spec, p.report); !trees) return trees;
+  add_view_filesystems(view, spec, p.report);
+  mount_view::add_root_symlinks(spec);
+  spec.working_directory = context->cwd;
+  auto prepared = mount_view::prepare(spec);
+  if (!prepared) return make_error(std::string(control_name(Control::kFilesystemView)) + ": " + prepared.error().message);
+  std::string protected_paths;
+  for (const ViewMount& m : p.report.view)
+    if (m.what.starts_with("bind, protected") && m.status == "bound") protected_paths += " " + m.path + ";";
+  c.established_by = kViewBuilt;
+  c.stopped_before = "building its filesystem view";
+  c.evidence = {Basis::kMeasured, "the view was built in the child's mount namespace (" +
+                                      std::to_string(prepared->steps.size()) + " steps, every one returned 0)" +
+                                      (protected_paths.empty() ? std::string("")
+                                                               : "; each protected path answered a write-access check "
+                                                                 "with EROFS before exec:" + protected_paths)};
+  p.prepared.view = std::move(*prepared);
+  if (p.prepared.negotiation && p.prepared.negotiation->applies)
+    for (const plan::LandlockRule& rule : p.prepared.negotiation->effective.rules)
+      for (const char* own : kViewOwnFilesystems)
+        if (rule.base == plan::PathBase::kAbsolute && rule.path == own && view_has(view, own))
+          p.prepared.view_rules.push_back({own, rule.access});
+  p.report.controls.push_back(std::move(c));
   return Ok{};
 }
 
@@ -318,6 +472,7 @@ constexpr Step kSteps[] = {
     {negotiate},
     {find_the_command, true, true},
     {bind_ruleset},
+    {prepare_view},
     {prepare_filters},
     {prepare_connect_answers},
     {plan_namespaces},

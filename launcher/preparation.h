@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "kernel/mount_view.h"
 #include "kernel/rlimits.h"
 #include "kernel/seccomp.h"
 #include "launch.h"
@@ -40,6 +41,14 @@ struct Prepared {
   std::vector<seccomp::PreparedFilter> filters;  // in install order: rule filters, the main one last
   std::optional<ConnectAnswers> connect_answers;  // set when the ruleset applied here handles TCP connect
   seccomp::PreparedFilter connect_notifier;       // hands connect() to the supervisor, for those answers
+  std::optional<mount_view::Prepared> view;       // the filesystem view's steps, built in the child
+  // Rules for the view's own filesystems, opened in the child after the
+  // build (a rule on the host's /tmp does not cover the view's /tmp).
+  struct ViewRule {
+    std::string path;
+    uint64_t access = 0;
+  };
+  std::vector<ViewRule> view_rules;
 };
 
 struct Preparation {

@@ -21,6 +21,7 @@ Receipt build_receipt(const LaunchReport& report, const RunEnd& end) {
     r.paths.push_back({path.rule_template,
                        path.resolved.empty() ? "" : to_hex(sha256({reinterpret_cast<const uint8_t*>(path.resolved.data()), path.resolved.size()})),
                        path.identity ? "bound" : "skipped (optional, missing)"});
+  for (const ViewMount& m : report.view) r.view.push_back({m.path, m.what, m.options, m.status});
   r.outcome = end.outcome;
   r.exit_code = end.exit_code;
   r.events = end.events;

@@ -28,6 +28,7 @@ enum ChildDone : uint32_t {
   kCapabilitiesDropped = 1u << 4,
   kResourceLimitsSet = 1u << 5,
   kConnectListenerHanded = 1u << 10,  // the supervisor answers connect() (connect_answers.h)
+  kViewBuilt = 1u << 11,              // the filesystem view built, its protected paths answering EROFS
 };
 enum SelfCheck : uint32_t {
   kReadCheck = 1u << 1,

@@ -58,6 +58,8 @@ ALLOWED = {
     ("compiler/frontend/parse_policy.cpp", "syscall"): "the key syscall: of a syscall rule",
     ("compiler/frontend/parse_policy.cpp", "namespaces"): "the key spec.isolation.namespaces",
     ("compiler/middle/build_ir.cpp", "execute"): "the filesystem verb execute, a policy key",
+    ("compiler/frontend/parse_policy.cpp", "filesystem_view"): "the key spec.isolation.filesystem_view",
+    ("compiler/backend/view_lowering.cpp", "mount"): "the @mount group the view needs refused",
     # Syscalls, syscall groups and syscall arguments: the kernel's names.
     ("compiler/tables/syscall_groups.cpp", "mount"): "the mount(2) syscall, and the @mount group",
     ("compiler/tables/syscall_groups.cpp", "truncate"): "the truncate(2) syscall",

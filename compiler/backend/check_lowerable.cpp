@@ -1,5 +1,7 @@
 #include "backend/check_lowerable.h"
 
+#include "backend/view_lowering.h"
+
 namespace aasmc {
 namespace {
 
@@ -35,7 +37,8 @@ bool check_lowerable(const PolicyIR& ir, Diagnostics& diags) {
                                   " in isolation.degraded to run with it recorded as not enforced, or write tcp:PORT "
                                   "entries",
                               from);
-  return refusals.ok();
+  const bool view_ok = check_view(ir, diags);
+  return refusals.ok() && view_ok;
 }
 
 }  // namespace aasmc

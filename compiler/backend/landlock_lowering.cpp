@@ -23,10 +23,6 @@ uint64_t landlock_rights_for_write() {
 
 uint64_t landlock_rights_for_execute() { return fs::kExecute; }
 
-namespace {
-
-using aasm::plan::ControlDomain;
-
 aasm::plan::PathBase plan_base(PathBase base) {
   switch (base) {
     case PathBase::kAbsolute: return aasm::plan::PathBase::kAbsolute;
@@ -35,6 +31,10 @@ aasm::plan::PathBase plan_base(PathBase base) {
   }
   return aasm::plan::PathBase::kAbsolute;
 }
+
+namespace {
+
+using aasm::plan::ControlDomain;
 
 using aasm::plan::LandlockControl;
 

@@ -18,4 +18,7 @@ uint64_t landlock_rights_for_execute();
 // (scopes) requirements, with each control's ABI floor (docs/landlock.md).
 std::optional<aasm::plan::LandlockRuleset> lower_landlock(const PolicyIR& ir);
 
+// A path template's variable, in the plan's numbering.
+aasm::plan::PathBase plan_base(PathBase base);
+
 }  // namespace aasmc

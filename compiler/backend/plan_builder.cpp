@@ -10,6 +10,7 @@
 #include "backend/landlock_lowering.h"
 #include "backend/seccomp_lowering.h"
 #include "backend/socket_rules.h"
+#include "backend/view_lowering.h"
 #include "kernel/capabilities.h"
 
 namespace aasmc {
@@ -105,6 +106,7 @@ llvm::Expected<Plan> build_plan(const PolicyIR& policy) {
   add_meta(ir, plan);
   plan.landlock = lower_landlock(ir);
   plan.process = lower_process(ir);
+  plan.view = lower_view(ir);
   if (ir.syscalls) {
     for (const Target& target : ir.targets) {
       auto programs = lower_syscalls(*ir.syscalls, target);

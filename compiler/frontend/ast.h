@@ -68,6 +68,7 @@ struct FilesystemNode {
   std::optional<PathAllowList> read, write, execute;
   std::optional<std::vector<PathEntry>> optional;
   std::optional<Located<bool>> templates_may_resolve_to_system_roots;
+  std::optional<std::vector<PathEntry>> readonly;  // protected subtrees of writable trees (the filesystem view)
 };
 
 struct NameEntry {
@@ -126,7 +127,7 @@ struct IpcNode {
 
 struct ResourcesNode {
   std::optional<Located<uint64_t>> memory, swap, pids, cpu_millicores, wall_clock_seconds, stdout_bytes,
-      stderr_bytes, open_files, file_size;
+      stderr_bytes, open_files, file_size, tmp_size;
 };
 
 struct EnvironmentNode {
@@ -138,6 +139,7 @@ struct IsolationNode {
   std::optional<std::vector<NameEntry>> namespaces;
   std::optional<std::vector<NameEntry>> linux_capabilities;
   std::optional<std::vector<Located<Domain>>> degraded;
+  std::optional<Located<bool>> filesystem_view;
 };
 
 struct PolicyDocument {

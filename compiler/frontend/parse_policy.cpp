@@ -245,11 +245,11 @@ class DocumentParser {
   std::optional<FilesystemNode> parse_filesystem(const YamlNode& node) {
     if (!expect(node, Kind::kMap, "spec.filesystem")) return std::nullopt;
     FilesystemNode fs;
-    for_each_key(node, {"read", "write", "execute", "optional", "templates_may_resolve_to_system_roots"},
+    for_each_key(node, {"read", "write", "execute", "optional", "readonly", "templates_may_resolve_to_system_roots"},
                  "spec.filesystem", [&](const std::string& key, const YamlNode& value) {
                    const std::string where = "spec.filesystem." + key;
-                   if (key == "optional") {
-                     fs.optional = parse_path_list(value, where);
+                   if (key == "optional" || key == "readonly") {
+                     (key == "optional" ? fs.optional : fs.readonly) = parse_path_list(value, where);
                      return;
                    }
                    if (key == "templates_may_resolve_to_system_roots") {
@@ -450,7 +450,7 @@ class DocumentParser {
     ResourcesNode resources;
     for_each_key(
         node,
-        {"memory", "swap", "pids", "cpu", "wall_clock", "stdout", "stderr", "open_files", "file_size"},
+        {"memory", "swap", "pids", "cpu", "wall_clock", "stdout", "stderr", "open_files", "file_size", "tmp_size"},
         "spec.resources", [&](const std::string& key, const YamlNode& value) {
           const std::string where = "spec.resources." + key;
           auto text = scalar(value, where);
@@ -468,6 +468,7 @@ class DocumentParser {
                    : key == "swap"   ? &resources.swap
                    : key == "stdout" ? &resources.stdout_bytes
                    : key == "stderr" ? &resources.stderr_bytes
+                   : key == "tmp_size" ? &resources.tmp_size
                                      : &resources.file_size;
           }
           if (!parsed) {
@@ -517,8 +518,9 @@ class DocumentParser {
   std::optional<IsolationNode> parse_isolation(const YamlNode& node) {
     if (!expect(node, Kind::kMap, "spec.isolation")) return std::nullopt;
     IsolationNode isolation;
-    for_each_key(node, {"namespaces", "linux_capabilities", "degraded"}, "spec.isolation",
+    for_each_key(node, {"namespaces", "linux_capabilities", "degraded", "filesystem_view"}, "spec.isolation",
                  [&](const std::string& key, const YamlNode& value) {
+                   if (key == "filesystem_view") isolation.filesystem_view = boolean(value, "spec.isolation.filesystem_view");
                    if (key == "degraded") isolation.degraded = domains(value, "spec.isolation.degraded");
                    if (key == "namespaces")
                      isolation.namespaces = names(value, "spec.isolation.namespaces", [&](const YamlNode& item, const std::string& text) {

@@ -25,6 +25,7 @@ class Printer {
     for (const auto& [domain, source] : ir_.capabilities_denied)
       line("capabilities.deny: " + std::string(domain_name(domain)), source);
     filesystem();
+    if (ir_.filesystem.empty() && !ir_.filesystem.readonly.empty()) verb("filesystem.readonly", ir_.filesystem.readonly);
     flag("filesystem.templates_may_resolve_to_system_roots", ir_.filesystem.templates_may_resolve_to_system_roots,
          "true", "false");
     network("network.outbound", ir_.network.outbound);
@@ -88,6 +89,7 @@ class Printer {
       if (*grants) verb(name, *grants);
       else out_ << name << ": unconstrained\n";
     }
+    if (!fs.readonly.empty()) verb("filesystem.readonly", fs.readonly);
   }
 
   void network(const char* name, const std::optional<NetworkRuleIR>& rule) {
@@ -182,6 +184,7 @@ class Printer {
     quantity("stderr", r.stderr_bytes, bytes(r.stderr_bytes));
     quantity("open_files", r.open_files, number(r.open_files));
     quantity("file_size", r.file_size, bytes(r.file_size));
+    quantity("tmp_size", r.tmp_size, bytes(r.tmp_size));
   }
 
   void environment() {
@@ -194,6 +197,7 @@ class Printer {
   }
 
   void isolation() {
+    flag("isolation.filesystem_view", ir_.isolation.filesystem_view, "true", "false");
     for (const auto& [ns, from] : ir_.isolation.namespaces) line("isolation.namespaces: " + ns, from);
     if (ir_.isolation.linux_capabilities) {
       out_ << "isolation.linux_capabilities:" << (ir_.isolation.linux_capabilities->empty() ? " none\n" : "\n");

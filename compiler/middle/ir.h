@@ -49,6 +49,9 @@ struct PathGrant {
 // verb is unconstrained.
 struct FilesystemIR {
   std::optional<std::vector<PathGrant>> read, write, execute;
+  // Protected subtrees (filesystem.readonly): the union of every document's;
+  // only the filesystem view enforces them.
+  std::vector<PathGrant> readonly;
   // ${CWD}/${HOME} may resolve to a system root at launch: false wins.
   std::optional<Effective<bool>> templates_may_resolve_to_system_roots;
   bool empty() const { return !read && !write && !execute; }
@@ -138,7 +141,7 @@ struct SyscallIR {
 
 struct ResourcesIR {
   std::optional<Effective<uint64_t>> memory, swap, pids, cpu_millicores, wall_clock_seconds, stdout_bytes,
-      stderr_bytes, open_files, file_size;
+      stderr_bytes, open_files, file_size, tmp_size;
   bool empty() const;
 };
 
@@ -152,6 +155,8 @@ struct IsolationIR {
   std::map<std::string, SourceRef> namespaces;
   std::optional<std::map<std::string, SourceRef>> linux_capabilities;  // kept; absent: none kept
   std::optional<std::map<Domain, SourceRef>> degraded;                 // may run weaker
+  std::optional<Effective<bool>> filesystem_view;                      // true wins
+  bool view() const { return filesystem_view && filesystem_view->value; }
 };
 
 struct PolicyIR {

@@ -1,5 +1,7 @@
 #include "middle/merge.h"
 
+#include "plan/namespaces.h"
+
 #include <algorithm>
 #include <numeric>
 
@@ -74,6 +76,16 @@ FilesystemIR merge_filesystem(const std::vector<const PolicyDocument*>& docs) {
         for (PathGrant& grant : **grants)
           grant.optional = std::any_of(optional->begin(), optional->end(),
                                        [&](const PathGrant& o) { return contains(o.path, grant.path); });
+  // Protected subtrees: the union (any tier can protect). Optional, as the
+  // other paths, where the cascade's filesystem.optional covers them.
+  std::vector<PathGrant> readonly;
+  for (const PolicyDocument* doc : docs)
+    if (doc->filesystem && doc->filesystem->readonly)
+      for (PathGrant& grant : grants_of(*doc->filesystem->readonly)) readonly.push_back(std::move(grant));
+  fs.readonly = normalize_paths(std::move(readonly));
+  for (PathGrant& grant : fs.readonly)
+    grant.optional = optional && std::any_of(optional->begin(), optional->end(),
+                                             [&](const PathGrant& o) { return contains(o.path, grant.path); });
   return fs;
 }
 
@@ -152,6 +164,7 @@ ResourcesIR merge_resources(const std::vector<const PolicyDocument*>& docs) {
     meet_minimum(out.stderr_bytes, r.stderr_bytes);
     meet_minimum(out.open_files, r.open_files);
     meet_minimum(out.file_size, r.file_size);
+    meet_minimum(out.tmp_size, r.tmp_size);
   }
   return out;
 }
@@ -213,7 +226,15 @@ IsolationIR merge_isolation(const std::vector<const PolicyDocument*>& docs) {
       for (const Located<Domain>& d : *iso.degraded) domains.emplace(d.value, d.source);
       meet_keys(out.degraded, std::move(domains));
     }
+    meet_flag(out.filesystem_view, iso.filesystem_view);
   }
+  // The view needs its own mount namespace, and a PID namespace for its
+  // /proc (docs/filesystem-view.md); the launcher adds a user namespace
+  // where it runs without root.
+  if (out.view())
+    for (const aasm::plan::NamespaceName& ns : aasm::plan::kNamespaceNames)
+      if (ns.bit & (aasm::plan::kNamespaceMount | aasm::plan::kNamespacePid))
+        out.namespaces.emplace(ns.name, out.filesystem_view->from);
   return out;
 }
 

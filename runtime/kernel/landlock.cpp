@@ -1,5 +1,6 @@
 #include "kernel/landlock.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -9,6 +10,7 @@
 #include <cstring>
 
 #include "kernel/landlock_uapi.h"
+#include "kernel/raw_syscall.h"
 
 namespace aasm::landlock {
 
@@ -46,6 +48,15 @@ Status add_path_rule(int ruleset_fd, int path_fd, const struct stat& path_stat, 
   if (::syscall(kSysAddRule, ruleset_fd, kRulePathBeneath, &attr, 0) != 0)
     return make_error(std::string("landlock_add_rule: ") + std::strerror(errno));
   return Ok{};
+}
+
+int add_directory_rule(int ruleset_fd, const char* path, uint64_t access) {
+  const long fd = raw::syscall4(SYS_openat, AT_FDCWD, long(path), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return int(-fd);
+  PathBeneathAttr attr{access, int(fd)};
+  const long added = raw::syscall4(kSysAddRule, ruleset_fd, kRulePathBeneath, long(&attr), 0);
+  raw::syscall4(SYS_close, fd);
+  return added < 0 ? int(-added) : 0;
 }
 
 Status add_net_rule(int ruleset_fd, uint16_t port, uint64_t access) {

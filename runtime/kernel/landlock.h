@@ -26,6 +26,13 @@ Result<int> create_ruleset(const plan::LandlockRuleset& ruleset);
 // non-directories, as the kernel requires.
 Status add_path_rule(int ruleset_fd, int path_fd, const struct stat& path_stat, uint64_t access);
 
+// Grants `access` beneath the directory at `path`, opened here: in the child,
+// for the filesystem view's own /proc, /tmp, /dev/shm and /dev/pts, which
+// exist only once it is built and which no rule on a host path covers
+// (docs/filesystem-view.md). Returns errno; raw system calls only,
+// async-signal-safe.
+int add_directory_rule(int ruleset_fd, const char* path, uint64_t access);
+
 // Grants `access` (LANDLOCK_ACCESS_NET_*) for TCP `port`.
 Status add_net_rule(int ruleset_fd, uint16_t port, uint64_t access);
 

@@ -25,6 +25,7 @@ inline constexpr size_t kMaxLandlockControls = 16;
 inline constexpr size_t kMaxPathBytes = 4096;       // PATH_MAX
 inline constexpr size_t kMaxStringBytes = 65535;
 inline constexpr size_t kMaxListEntries = 65535;
+inline constexpr size_t kMaxViewTrees = 4096;
 
 enum class SectionType : uint32_t {
   kMeta = 1,             // key/value strings: compiler version, sources
@@ -32,6 +33,7 @@ enum class SectionType : uint32_t {
   kSeccompProgram = 3,   // one per target architecture
   kSyscallManifest = 4,  // which syscall came from where (for show/receipts)
   kProcess = 5,          // resource limits, environment, supervision
+  kFilesystemView = 6,   // the command's own root: binds, /proc, /dev, private tmpfs
 };
 
 // Section flag bits. A reader refuses an unknown section with the critical

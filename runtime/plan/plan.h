@@ -140,10 +140,49 @@ struct ProcessSettings {
 inline constexpr uint16_t kProcessResourceDegradable = 1u << 0;
 inline constexpr int kKnownCapabilities = 41;  // CAP_CHOWN (0) to CAP_CHECKPOINT_RESTORE (40)
 
+// The filesystem view (isolation.filesystem_view, docs/filesystem-view.md):
+// an empty root holding the policy's trees, bound in, and the view's own
+// filesystems. The launcher resolves the templates and builds it with
+// kernel/mount_view.h.
+inline constexpr uint16_t kViewWritable = 1u << 0;   // read-write; read-only without it
+inline constexpr uint16_t kViewNoExec = 1u << 1;     // no execute right: noexec
+inline constexpr uint16_t kViewProtected = 1u << 2;  // filesystem.readonly: read-only over its writable tree
+inline constexpr uint16_t kViewOptional = 1u << 3;   // missing at launch: skipped, reported
+inline constexpr uint16_t kKnownViewTreeFlags = kViewWritable | kViewNoExec | kViewProtected | kViewOptional;
+
+struct ViewTree {
+  PathBase base = PathBase::kAbsolute;
+  uint16_t flags = 0;  // kView* bits
+  std::string path;    // as a Landlock rule's: absolute, or the suffix after the variable
+  bool operator==(const ViewTree&) const = default;
+};
+
+// A private tmpfs: /tmp or /dev/shm, nothing else.
+struct ViewTmpfs {
+  std::string path;
+  uint64_t max_bytes = 0;  // resources.tmp_size; never 0 (tmpfs reads 0 as no limit)
+  uint16_t flags = 0;      // kViewNoExec only
+  bool operator==(const ViewTmpfs&) const = default;
+};
+
+inline constexpr uint16_t kViewProc = 1u << 0;        // the view's own /proc
+inline constexpr uint16_t kViewDevPts = 1u << 1;      // a new devpts instance at /dev/pts
+inline constexpr uint16_t kViewDegradable = 1u << 2;  // the host may run the plan without the view
+inline constexpr uint16_t kKnownViewFlags = kViewProc | kViewDevPts | kViewDegradable;
+
+struct FilesystemView {
+  uint16_t flags = 0;
+  uint16_t dev_nodes = 0;        // bit i: /dev/<mount_view::kDevNodes[i]>
+  std::vector<ViewTree> trees;   // sorted by (base, path)
+  std::vector<ViewTmpfs> tmpfs;  // sorted by path
+  bool operator==(const FilesystemView&) const = default;
+};
+
 struct Plan {
   std::vector<std::pair<std::string, std::string>> meta;  // sorted by key
   std::optional<LandlockRuleset> landlock;
   std::optional<ProcessSettings> process;
+  std::optional<FilesystemView> view;
   std::vector<SeccompProgram> seccomp;  // by audit_arch; per arch in install order, the main program last
   std::vector<SyscallEntry> syscalls;   // sorted by name
   bool operator==(const Plan&) const = default;

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "kernel/mount_view.h"
 #include "plan/controls.h"
 #include "plan/codec.h"
 #include "plan/plan.h"
@@ -56,7 +57,7 @@ bool is_normalized(const std::string& path) {
 }
 
 bool is_known(uint32_t type) {
-  return type >= uint32_t(SectionType::kMeta) && type <= uint32_t(SectionType::kProcess);
+  return type >= uint32_t(SectionType::kMeta) && type <= uint32_t(SectionType::kFilesystemView);
 }
 
 const char* section_name(uint32_t type) {
@@ -66,6 +67,7 @@ const char* section_name(uint32_t type) {
     case SectionType::kSeccompProgram: return "seccomp-program";
     case SectionType::kSyscallManifest: return "syscall-manifest";
     case SectionType::kProcess: return "process";
+    case SectionType::kFilesystemView: return "filesystem-view";
   }
   return "unknown";
 }
@@ -214,6 +216,15 @@ Status decode_controls(ByteReader& r, LandlockRuleset& ruleset) {
   return Ok{};
 }
 
+// A path template as the compiler writes one: clean, normalized, absolute,
+// or after a variable empty or starting with '/'.
+Status check_template_path(PathBase base, const std::string& path, const std::string& where) {
+  if (!is_clean_path_text(path) || !is_normalized(path)) return fault(where + " has an invalid path");
+  if (base == PathBase::kAbsolute ? path.empty() || path[0] != '/' : !path.empty() && path[0] != '/')
+    return fault(where + " has a path that is not absolute");
+  return Ok{};
+}
+
 Status decode_landlock(ByteReader& r, Plan& plan) {
   if (plan.landlock) return fault("two landlock sections");
   LandlockRuleset ruleset;
@@ -238,12 +249,9 @@ Status decode_landlock(ByteReader& r, Plan& plan) {
     if (rule.flags & ~kKnownRuleFlags) return fault(where + " has undefined flag bits");
     if (rule.access == 0 || (rule.access & ~ruleset.handled_fs))
       return fault(where + " grants rights the ruleset does not handle");
-    if (!is_clean_path_text(rule.path) || !is_normalized(rule.path)) return fault(where + " has an invalid path");
-    const bool absolute = rule.base == PathBase::kAbsolute;
-    if (absolute && (rule.flags & kRuleSystemRootTemplate))
+    if (Status path = check_template_path(rule.base, rule.path, where); !path) return path;
+    if (rule.base == PathBase::kAbsolute && (rule.flags & kRuleSystemRootTemplate))
       return fault(where + " lets a path without a variable resolve to a system root");
-    if (absolute ? rule.path.empty() || rule.path[0] != '/' : !rule.path.empty() && rule.path[0] != '/')
-      return fault(where + " has a path that is not absolute");
     if (!ruleset.rules.empty() && std::pair(ruleset.rules.back().base, ruleset.rules.back().path) >=
                                       std::pair(rule.base, rule.path))
       return fault(where + " is out of order or repeats a path");
@@ -287,6 +295,66 @@ Status decode_program(ByteReader& r, Plan& plan) {
     program.instructions[i] = {uint16_t(load_le(in, 2)), in[2], in[3], uint32_t(load_le(in + 4, 4))};
   }
   plan.seccomp.push_back(std::move(program));
+  return Ok{};
+}
+
+Status decode_view_trees(ByteReader& r, FilesystemView& view) {
+  const uint32_t count = r.u32();
+  if (!r.ok()) return truncated("filesystem-view");
+  if (count > kMaxViewTrees) return fault("filesystem-view section has too many trees");
+  for (uint32_t i = 0; i < count; ++i) {
+    const uint16_t base = r.u16();
+    ViewTree tree;
+    tree.flags = r.u16();
+    tree.path = r.str16();
+    if (!r.ok()) return truncated("filesystem-view");
+    const std::string where = "filesystem-view tree " + std::to_string(i);
+    if (base > uint16_t(PathBase::kHome)) return fault(where + " has an unknown path variable");
+    tree.base = PathBase(base);
+    if (tree.flags & ~kKnownViewTreeFlags) return fault(where + " has undefined flag bits");
+    if ((tree.flags & kViewProtected) && (tree.flags & kViewWritable)) return fault(where + " is protected and writable");
+    if (Status path = check_template_path(tree.base, tree.path, where); !path) return path;
+    // The view would hide nothing: Landlock alone does that.
+    if (tree.base == PathBase::kAbsolute && tree.path == "/") return fault(where + " binds the host's root");
+    if (!view.trees.empty() && std::pair(view.trees.back().base, view.trees.back().path) >= std::pair(tree.base, tree.path))
+      return fault(where + " is out of order or repeats a path");
+    view.trees.push_back(std::move(tree));
+  }
+  return Ok{};
+}
+
+Status decode_view_tmpfs(ByteReader& r, FilesystemView& view) {
+  const uint32_t count = r.u32();
+  if (!r.ok()) return truncated("filesystem-view");
+  if (count > 2) return fault("filesystem-view section has more than two private tmpfs");
+  for (uint32_t i = 0; i < count; ++i) {
+    ViewTmpfs tmpfs;
+    tmpfs.max_bytes = r.u64();
+    tmpfs.flags = r.u16();
+    tmpfs.path = r.str16();
+    if (!r.ok()) return truncated("filesystem-view");
+    const std::string where = "filesystem-view tmpfs " + std::to_string(i);
+    if (tmpfs.path != "/dev/shm" && tmpfs.path != "/tmp") return fault(where + " is neither /dev/shm nor /tmp");
+    if (tmpfs.flags & ~kViewNoExec) return fault(where + " has undefined flag bits");
+    if (tmpfs.max_bytes == 0) return fault(where + " has no size ceiling");
+    if (!view.tmpfs.empty() && view.tmpfs.back().path >= tmpfs.path)
+      return fault(where + " is out of order or repeats a path");
+    view.tmpfs.push_back(std::move(tmpfs));
+  }
+  return Ok{};
+}
+
+Status decode_view(ByteReader& r, Plan& plan) {
+  if (plan.view) return fault("two filesystem-view sections");
+  FilesystemView view;
+  view.flags = r.u16();
+  view.dev_nodes = r.u16();
+  if (!r.ok()) return truncated("filesystem-view");
+  if (view.flags & ~kKnownViewFlags) return fault("filesystem-view section has undefined flag bits");
+  if (view.dev_nodes >> std::size(mount_view::kDevNodes)) return fault("filesystem-view section names an unknown device node");
+  if (Status trees = decode_view_trees(r, view); !trees) return trees;
+  if (Status tmpfs = decode_view_tmpfs(r, view); !tmpfs) return tmpfs;
+  plan.view = std::move(view);
   return Ok{};
 }
 
@@ -387,6 +455,7 @@ Status decode_section(const SectionEntry& e, std::span<const uint8_t> body, Plan
       status = decode_manifest(r, plan);
       break;
     case SectionType::kProcess: status = decode_process(r, plan); break;
+    case SectionType::kFilesystemView: status = decode_view(r, plan); break;
   }
   if (!status) return status;
   if (!r.ok()) return fault(std::string(section_name(e.type)) + " section is shorter than its contents");
@@ -467,13 +536,17 @@ Result<Plan> decode_plan(std::span<const uint8_t> bytes) {
     }
     const bool critical_by_type = SectionType(e.type) == SectionType::kLandlock ||
                                   SectionType(e.type) == SectionType::kSeccompProgram ||
-                                  SectionType(e.type) == SectionType::kProcess;
+                                  SectionType(e.type) == SectionType::kProcess ||
+                                  SectionType(e.type) == SectionType::kFilesystemView;
     if (critical_by_type && !(e.flags & kSectionCritical))
       return fault(std::string(section_name(e.type)) + " section is not marked critical");
     if (Status s = decode_section(e, bytes.subspan(e.offset, e.length), plan, seen_meta, seen_manifest); !s)
       return s.error();
   }
   if (!seen_meta) return fault("no meta section");
+  constexpr uint32_t kViewNamespaces = kNamespaceMount | kNamespacePid;
+  if (plan.view && (namespaces_of(plan) & kViewNamespaces) != kViewNamespaces)
+    return fault("the filesystem view needs the mount and PID namespaces, which the process section does not ask for");
   for (size_t i = 0; i < plan.seccomp.size(); ++i) {
     const bool last_of_arch = i + 1 == plan.seccomp.size() || plan.seccomp[i + 1].audit_arch != plan.seccomp[i].audit_arch;
     if (last_of_arch && is_rules_program(plan.seccomp[i].mode))

@@ -95,6 +95,25 @@ std::vector<uint8_t> encode_process(const ProcessSettings& p) {
   return std::move(w.bytes());
 }
 
+std::vector<uint8_t> encode_view(const FilesystemView& view) {
+  ByteWriter w;
+  w.u16(view.flags);
+  w.u16(view.dev_nodes);
+  w.u32(uint32_t(view.trees.size()));
+  for (const ViewTree& tree : view.trees) {
+    w.u16(uint16_t(tree.base));
+    w.u16(tree.flags);
+    w.str16(tree.path);
+  }
+  w.u32(uint32_t(view.tmpfs.size()));
+  for (const ViewTmpfs& tmpfs : view.tmpfs) {
+    w.u64(tmpfs.max_bytes);
+    w.u16(tmpfs.flags);
+    w.str16(tmpfs.path);
+  }
+  return std::move(w.bytes());
+}
+
 std::vector<uint8_t> encode_manifest(const Plan& plan) {
   ByteWriter w;
   w.u32(uint32_t(plan.syscalls.size()));
@@ -114,6 +133,7 @@ std::vector<Section> sections_of(const Plan& plan) {
   for (const SeccompProgram& program : plan.seccomp)
     sections.push_back({SectionType::kSeccompProgram, kSectionCritical, encode_program(program)});
   if (plan.process) sections.push_back({SectionType::kProcess, kSectionCritical, encode_process(*plan.process)});
+  if (plan.view) sections.push_back({SectionType::kFilesystemView, kSectionCritical, encode_view(*plan.view)});
   sections.push_back({SectionType::kSyscallManifest, 0, encode_manifest(plan)});
   return sections;
 }
@@ -140,6 +160,11 @@ Status check_encodable(const Plan& plan) {
       return too_large(std::string("the seccomp program for ") + audit_arch_name(program.audit_arch) + " has " +
                        std::to_string(program.instructions.size()) + " instructions (the kernel takes at most " +
                        std::to_string(kMaxBpfInstructions) + ")");
+  if (plan.view) {
+    if (plan.view->trees.size() > kMaxViewTrees) return too_large("too many trees in the filesystem view");
+    for (const ViewTree& tree : plan.view->trees)
+      if (tree.path.size() > kMaxPathBytes) return too_large("a filesystem view path is longer than PATH_MAX");
+  }
   if (plan.syscalls.size() > kMaxListEntries) return too_large("too many syscall manifest entries");
   for (const SyscallEntry& entry : plan.syscalls)
     if (entry.name.size() > kMaxStringBytes) return too_large("a syscall name is too long");

@@ -51,7 +51,17 @@ std::string render_receipt(const Receipt& r) {
     out += std::string(i ? "," : "") + "\n    {" + field("template", p.rule_template) + ", " +
            field("resolved_sha256", p.resolved_sha256) + ", " + field("status", p.status) + "}";
   }
-  out += "\n  ],\n  \"command\": {" + field("outcome", r.outcome) +
+  out += "\n  ],\n";
+  if (!r.view.empty()) {
+    out += "  \"view\": [";
+    for (size_t i = 0; i < r.view.size(); ++i) {
+      const ReceiptViewMount& m = r.view[i];
+      out += std::string(i ? "," : "") + "\n    {" + field("path", m.path) + ", " + field("what", m.what) + ", " +
+             field("options", m.options) + ", " + field("status", m.status) + "}";
+    }
+    out += "\n  ],\n";
+  }
+  out += "  \"command\": {" + field("outcome", r.outcome) +
          ", \"exit_code\": " + std::to_string(r.exit_code) + "},\n  \"events\": [";
   for (size_t i = 0; i < r.events.size(); ++i) out += std::string(i ? ", " : "") + quoted(r.events[i]);
   out += "],\n  " + field("cleanup", r.cleanup) + "\n}\n";

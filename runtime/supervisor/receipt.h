@@ -28,6 +28,14 @@ struct ReceiptPath {
   std::string status;           // bound / skipped (optional, missing)
 };
 
+// One mount of the filesystem view, its tree as the plan's template.
+struct ReceiptViewMount {
+  std::string path;
+  std::string what;
+  std::string options;
+  std::string status;
+};
+
 struct Receipt {
   std::string plan_sha256;
   std::string kernel_release;
@@ -35,6 +43,7 @@ struct Receipt {
   int landlock_abi = 0;
   std::vector<ReceiptControl> controls;
   std::vector<ReceiptPath> paths;
+  std::vector<ReceiptViewMount> view;  // written only when the plan builds a view
   std::string outcome;  // exited / killed / not started
   int exit_code = 0;    // the launcher's own exit code
   std::vector<std::string> events;  // from the kernel's counters: OOM kills, task-limit hits

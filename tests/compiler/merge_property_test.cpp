@@ -43,7 +43,7 @@ class RandomPolicy {
     if (coin()) doc.ipc = IpcNode{maybe_flag(index), maybe_flag(index), std::nullopt};
     if (coin()) doc.resources = resources(index);
     if (coin()) doc.environment = EnvironmentNode{names(kEnv, index), std::nullopt};
-    if (coin()) doc.isolation = IsolationNode{names(kNamespaces, index), maybe_names(kCaps, index), std::nullopt};
+    if (coin()) doc.isolation = IsolationNode{names(kNamespaces, index), maybe_names(kCaps, index), std::nullopt, std::nullopt};
     return doc;
   }
 

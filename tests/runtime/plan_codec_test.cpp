@@ -51,7 +51,7 @@ TEST_CASE("plan: a process section with namespaces and kept capabilities round-t
   plan::Plan p = test::sample_plan();
   plan::ProcessSettings process;
   process.pids = 64;
-  process.namespaces = plan::kNamespaceUser | plan::kNamespacePid;
+  process.namespaces = plan::kNamespaceUser | plan::kNamespacePid | plan::kNamespaceMount;  // mount and pid: the sample's view
   process.kept_capabilities = uint64_t(1) << 10;  // CAP_NET_BIND_SERVICE
   p.process = process;
   const std::vector<uint8_t> bytes = plan::encode_plan(p);

@@ -29,6 +29,18 @@ plan::Plan sample_plan() {
   p.seccomp = {x86, arm};
   p.syscalls = {{"getppid", plan::SyscallOrigin::kPolicy, 0x7fff0000u},
                 {"read", plan::SyscallOrigin::kStartup, 0x7fff0000u}};
+  plan::ProcessSettings process;
+  process.namespaces = plan::kNamespaceMount | plan::kNamespacePid;  // the view needs them
+  p.process = process;
+  plan::FilesystemView view;
+  view.flags = plan::kViewProc | plan::kViewDevPts;
+  view.dev_nodes = 0x3;  // null, zero
+  view.trees = {{plan::PathBase::kAbsolute, plan::kViewNoExec, "/etc"},
+                {plan::PathBase::kAbsolute, 0, "/usr"},
+                {plan::PathBase::kCwd, plan::kViewWritable, ""},
+                {plan::PathBase::kCwd, plan::kViewProtected | plan::kViewOptional, "/.git/hooks"}};
+  view.tmpfs = {{"/dev/shm", 1 << 20, plan::kViewNoExec}, {"/tmp", 64 << 20, 0}};
+  p.view = view;
   return p;
 }
 

@@ -36,6 +36,29 @@ Bytes process_body(uint32_t namespaces, uint64_t kept) {
   return w.bytes();
 }
 
+// A filesystem-view section: one tree, one tmpfs, as given.
+Bytes view_body(uint16_t flags, uint16_t dev_nodes, uint16_t base, uint16_t tree_flags, const std::string& path,
+                const std::string& tmpfs_path = "/tmp", uint64_t tmpfs_bytes = 1 << 20) {
+  plan::ByteWriter w;
+  w.u16(flags);
+  w.u16(dev_nodes);
+  w.u32(1);
+  w.u16(base);
+  w.u16(tree_flags);
+  w.str16(path);
+  w.u32(1);
+  w.u64(tmpfs_bytes);
+  w.u16(0);
+  w.str16(tmpfs_path);
+  return w.bytes();
+}
+
+Bytes with_view(const Bytes& view, uint32_t namespaces = plan::kNamespaceMount | plan::kNamespacePid,
+                uint32_t flags = plan::kSectionCritical) {
+  return test::assemble({{1, 0, test::meta_body()}, {5, plan::kSectionCritical, process_body(namespaces, 0)},
+                         {6, flags, view}});
+}
+
 struct Case {
   const char* name;
   std::function<Bytes()> make;
@@ -113,6 +136,22 @@ const Case kCases[] = {
     {"process section asking for namespace bit 6",
      [] { return test::assemble({{1, 0, test::meta_body()}, {5, plan::kSectionCritical, process_body(1u << 6, 0)}}); },
      "unknown namespace"},
+    {"a view without the mount and PID namespaces",
+     [] { return with_view(view_body(0, 0, 0, 0, "/usr"), plan::kNamespaceMount); }, "needs the mount and PID"},
+    {"a view section not marked critical",
+     [] { return with_view(view_body(0, 0, 0, 0, "/usr"), plan::kNamespaceMount | plan::kNamespacePid, 0); },
+     "not marked critical"},
+    {"a view binding the host's root", [] { return with_view(view_body(0, 0, 0, 0, "/")); }, "binds the host's root"},
+    {"a view tree protected and writable",
+     [] { return with_view(view_body(0, 0, 1, plan::kViewProtected | plan::kViewWritable, "/.git")); },
+     "protected and writable"},
+    {"a view tree with undefined flags", [] { return with_view(view_body(0, 0, 0, 1u << 4, "/usr")); }, "undefined flag"},
+    {"a view tree with a relative path", [] { return with_view(view_body(0, 0, 0, 0, "usr")); }, "not absolute"},
+    {"a view with undefined flags", [] { return with_view(view_body(1u << 3, 0, 0, 0, "/usr")); }, "undefined flag"},
+    {"a view naming device node 6", [] { return with_view(view_body(0, 1u << 6, 0, 0, "/usr")); }, "unknown device node"},
+    {"a view tmpfs elsewhere than /tmp or /dev/shm",
+     [] { return with_view(view_body(0, 0, 0, 0, "/usr", "/var")); }, "neither /dev/shm nor /tmp"},
+    {"a view tmpfs of 0 bytes", [] { return with_view(view_body(0, 0, 0, 0, "/usr", "/tmp", 0)); }, "no size ceiling"},
 };
 
 }  // namespace
