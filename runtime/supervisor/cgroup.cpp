@@ -184,22 +184,26 @@ Result<RunCgroup> RunCgroup::create_impl(const Limits& limits, const std::string
 }
 
 Status RunCgroup::write_knob(const std::string& dir, const std::string& file, const std::string& value,
-                             uint64_t page_round) {
+                             uint64_t page_round, bool* absent) {
   const std::string path = dir + "/" + file;
   // Written and read back through one descriptor: a launch writes five.
   const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0 && errno == ENOENT && absent) {  // a knob the kernel may lack (swap accounting): the caller decides
+    *absent = true;
+    return Ok{};
+  }
   ssize_t n = fd < 0 ? -1 : ::write(fd, value.data(), value.size());
   if (n != ssize_t(value.size())) {
     const int error = n < 0 ? errno : EIO;
     if (fd >= 0) ::close(fd);
     return make_error("cgroup: writing '" + value + "' to " + path + " failed: " + errno_text(error));
   }
-  std::string back;
   char buffer[256];
-  while ((n = ::pread(fd, buffer, sizeof buffer, off_t(back.size()))) > 0) back.append(buffer, size_t(n));
+  n = sweep::read_small_fd(fd, buffer, sizeof buffer);
   ::close(fd);
-  if (n < 0) return make_error("cgroup: " + path + " cannot be read back after writing '" + value + "'");
-  const std::string read_back = trim(back);
+  if (n < 0 || size_t(n) == sizeof buffer - 1)
+    return make_error("cgroup: " + path + " cannot be read back after writing '" + value + "'");
+  const std::string read_back = trim(std::string(buffer, size_t(n)));
   bool same = read_back == value;
   if (!same && page_round) {
     // The memory controller keeps whole pages: it rounds the limit down.
@@ -233,8 +237,11 @@ Status RunCgroup::write_limits(const Limits& limits) {
     if (limits.memory_bytes)
       if (Status s = write_knob(dir, "memory.max", std::to_string(*limits.memory_bytes), page); !s) return s;
     if (limits.swap_bytes) {
-      if (exists(dir + "/memory.swap.max")) {
-        if (Status s = write_knob(dir, "memory.swap.max", std::to_string(*limits.swap_bytes), page); !s) return s;
+      bool absent = false;
+      if (Status s = write_knob(dir, "memory.swap.max", std::to_string(*limits.swap_bytes), page, &absent); !s)
+        return s;
+      if (!absent) {
+        // written and read back
       } else if (*limits.swap_bytes == 0 && swap_off_anyway()) {
         notes_.push_back("swap: " + dir + "/memory.swap.max is absent (no swap accounting), but the host has no "
                          "swap configured (/proc/swaps lists none): swap is off anyway");
@@ -261,10 +268,13 @@ Status RunCgroup::write_limits(const Limits& limits) {
       if (!limits.memory_bytes)
         return make_error("cgroup: a swap ceiling without a memory ceiling cannot be expressed on cgroup v1 "
                           "(memory.memsw.limit_in_bytes bounds memory plus swap); set a memory ceiling too");
-      if (exists(*dir + "/memory.memsw.limit_in_bytes")) {
-        // memsw must not be below the memory limit, which is already written.
-        const uint64_t memsw = *limits.memory_bytes + *limits.swap_bytes;
-        if (Status s = write_knob(*dir, "memory.memsw.limit_in_bytes", std::to_string(memsw), page); !s) return s;
+      // memsw must not be below the memory limit, which is already written.
+      const uint64_t memsw = *limits.memory_bytes + *limits.swap_bytes;
+      bool absent = false;
+      if (Status s = write_knob(*dir, "memory.memsw.limit_in_bytes", std::to_string(memsw), page, &absent); !s)
+        return s;
+      if (!absent) {
+        // written and read back
       } else if (*limits.swap_bytes == 0 && swap_off_anyway()) {
         notes_.push_back("swap: " + *dir + "/memory.memsw.* is absent (swap accounting is off), but the host has no "
                          "swap configured (/proc/swaps lists none): swap is off anyway");
@@ -342,8 +352,9 @@ Events RunCgroup::events() const {
           g.path.c_str(), [](const char* dir, void* out) { static_cast<std::vector<std::string>*>(out)->push_back(dir); },
           &dirs);
     const auto counter = [](const std::string& file, const char* key) {
-      auto text = read_file(file);
-      return text ? sweep::keyed_value(text->c_str(), key) : -1;
+      char text[1024];
+      const long n = sweep::read_small(file.c_str(), text, sizeof text);
+      return n >= 0 && size_t(n) < sizeof text - 1 ? sweep::keyed_value(text, key) : -1;
     };
     for (const std::string& dir : dirs) {
       if (has_memory) {

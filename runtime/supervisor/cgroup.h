@@ -148,7 +148,9 @@ class RunCgroup {
   RunCgroup() = default;
   static Result<RunCgroup> create_impl(const Limits& limits, const std::string& name, std::optional<Version> version);
   Status write_limits(const Limits& limits);
-  Status write_knob(const std::string& dir, const std::string& file, const std::string& value, uint64_t page_round);
+  // `absent`, when given, is set instead of failing if the knob does not exist.
+  Status write_knob(const std::string& dir, const std::string& file, const std::string& value, uint64_t page_round,
+                    bool* absent = nullptr);
   void remove_created_dirs();
 
   Version version_ = Version::kV1;

@@ -165,7 +165,9 @@ Host discover_host() {
     for (const std::string& option : split(*(dash + 3), ','))
       if (option == kMemory || option == kPids || option == kCpu || option == "cpuacct" || option == kFreezer)
         h.controllers.push_back(option);
-    if (h.controllers.empty()) continue;
+    // cpuacct counts only beside cpu: a hierarchy of its own is never used
+    // (no access(2) for it).
+    if (h.controllers.empty() || h.controllers == std::vector<std::string>{"cpuacct"}) continue;
     bool seen = false;
     for (const Hierarchy& other : host.v1) seen = seen || other.controllers == h.controllers;
     if (seen) continue;  // a second mount of the same hierarchy

@@ -68,28 +68,34 @@ void pause_ms(long ms) {
 long open_file(const char* path, int flags) { return syscall4(SYS_openat, AT_FDCWD, long(path), flags | O_CLOEXEC); }
 void close_fd(long fd) { syscall4(SYS_close, fd); }
 
-// Reads a small file into `buffer`, NUL-terminated: its length, or -errno.
-// A length of size - 1 may mean the file was longer.
-long read_small(const char* path, char* buffer, size_t size) {
-  const long fd = open_file(path, O_RDONLY);
-  if (fd < 0) return fd;
+}  // namespace
+
+long read_small_fd(int fd, char* buffer, size_t size) {
   size_t used = 0;
   long result = 0;
   while (used < size - 1) {
-    const long n = syscall4(SYS_read, fd, long(buffer + used), long(size - 1 - used));
+    const size_t wanted = size - 1 - used;
+    const long n = syscall4(SYS_pread64, fd, long(buffer + used), long(wanted), long(used));
     if (n == -EINTR) continue;
-    if (n <= 0) {
-      result = n;
-      break;
-    }
+    if (n < 0) result = n;
+    if (n <= 0) break;
     used += size_t(n);
+    // These files are one seq_file record each: a read that returns less
+    // than asked has returned all there is (a record larger than the
+    // buffer fills it), so no second read to find the end of the file.
+    if (size_t(n) < wanted) break;
   }
-  close_fd(fd);
   buffer[used] = 0;
   return result < 0 ? result : long(used);
 }
 
-}  // namespace
+long read_small(const char* path, char* buffer, size_t size) {
+  const long fd = open_file(path, O_RDONLY);
+  if (fd < 0) return fd;
+  const long n = read_small_fd(int(fd), buffer, size);
+  close_fd(fd);
+  return n;
+}
 
 long write_value(const char* path, const char* value) {
   const long fd = open_file(path, O_WRONLY);

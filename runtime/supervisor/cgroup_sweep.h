@@ -95,6 +95,13 @@ void kill_listed(const Targets& targets, Observer& observer);
 // one value per write: 0 or -errno.
 long write_value(const char* path, const char* value);
 
+// Reads a small file of one value or a few keyed lines (a cgroup knob,
+// pids.events, /proc/<pid>/cgroup) into `buffer`, NUL-terminated: its
+// length, or -errno. A length of size - 1 may mean the file was longer.
+long read_small(const char* path, char* buffer, size_t size);
+// The same from an open descriptor, from offset 0 (pread: after a write too).
+long read_small_fd(int fd, char* buffer, size_t size);
+
 // The number after "key " on a line of `text` (memory.events,
 // memory.oom_control, pids.events, cgroup.events); -1 when there is none.
 long keyed_value(const char* text, const char* key);
