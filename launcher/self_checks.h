@@ -37,6 +37,10 @@ enum SelfCheck : uint32_t {
   kBindCheck = 1u << 8,
   kSignalCheck = 1u << 9,
 };
+inline constexpr uint32_t kAllChildDone = kLandlockRestricted | kSeccompInstalled | kNamespacesReady |
+                                          kCapabilitiesDropped | kResourceLimitsSet | kConnectListenerHanded | kViewBuilt;
+inline constexpr uint32_t kAllSelfChecks = kReadCheck | kWriteCheck | kConnectCheck | kBindCheck | kSignalCheck;
+static_assert((kAllChildDone & kAllSelfChecks) == 0, "a step and a self-check share a bit of the child's report word");
 
 // The checks that can prove `effective` at this launch: `denied_dir_fd` is
 // open_denied_directory's (or -1), `fresh_namespaces` the plan's.
