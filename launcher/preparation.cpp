@@ -17,6 +17,7 @@
 #include "kernel/capabilities.h"
 #include "kernel/landlock_uapi.h"
 #include "kernel/mount_view.h"
+#include "plan/view_mounts.h"
 #include "kernel/namespaces.h"
 #include "kernel/raw_syscall.h"
 #include "kernel/seccomp_notify.h"
@@ -164,11 +165,6 @@ Status bind_ruleset(Preparation& p, const Inputs& in) {
 // mount_view::prepare here, before the clone; the child only mounts.
 constexpr const char* kViewOwnFilesystems[] = {"/proc", "/tmp", "/dev/shm", "/dev/pts"};
 
-std::string view_options(uint16_t flags) {
-  return std::string(flags & plan::kViewWritable ? "rw" : "ro") + ",nosuid,nodev" +
-         (flags & plan::kViewNoExec ? ",noexec" : "");
-}
-
 // Why this host cannot build a view, or "" when it can.
 std::string view_unavailable() {
   if (raw::syscall6(SYS_mount_setattr, -1, long(""), 0, 0, 0) == -ENOSYS)
@@ -185,19 +181,20 @@ std::string view_unavailable() {
   return "";
 }
 
-Status add_view_trees(const plan::FilesystemView& view, const LaunchContext& context, mount_view::Spec& spec,
-                      LaunchReport& report) {
-  for (const plan::ViewTree& tree : view.trees) {
+Status add_view_trees(const plan::FilesystemView& view, const std::vector<plan::ViewMountText>& rows,
+                      const LaunchContext& context, mount_view::Spec& spec, LaunchReport& report) {
+  for (size_t i = 0; i < view.trees.size(); ++i) {
+    const plan::ViewTree& tree = view.trees[i];
     const plan::LandlockRule as_rule{0, tree.base, 0, tree.path};
-    const std::string path_template = rule_template(as_rule);
-    const std::string what = tree.flags & plan::kViewProtected ? "bind, protected (read-only over its writable tree)" : "bind";
+    const plan::ViewMountText& row = rows[i];
+    const std::string& path_template = row.path;
     auto host_path = expand_rule_path(as_rule, context);
     if (!host_path) return make_error(std::string(control_name(Control::kFilesystemView)) + ": " + host_path.error().message);
     struct stat st {};
     if (::stat(host_path->c_str(), &st) != 0) {
       if (errno == ENOENT && (tree.flags & plan::kViewOptional)) {
         report.skipped_optional.push_back(path_template);
-        report.view.push_back({path_template, what, view_options(tree.flags), "skipped (optional, missing)"});
+        report.view.push_back({path_template, row.what, row.options, "skipped (optional, missing)"});
         continue;
       }
       return make_error(std::string(control_name(Control::kFilesystemView)) + ": " + path_template + " (" + *host_path + "): " + std::strerror(errno) +
@@ -210,32 +207,21 @@ Status add_view_trees(const plan::FilesystemView& view, const LaunchContext& con
     if (tree.flags & plan::kViewNoExec) flags |= mount_view::kNoExec;
     if (tree.flags & plan::kViewProtected) flags |= mount_view::kProtected;
     spec.trees.push_back({*host_path, "", flags, S_ISDIR(st.st_mode)});
-    report.view.push_back({path_template, what, view_options(tree.flags), "bound"});
+    report.view.push_back({path_template, row.what, row.options, "bound"});
   }
   return Ok{};
 }
 
-void add_view_filesystems(const plan::FilesystemView& view, mount_view::Spec& spec, LaunchReport& report) {
-  if (view.flags & plan::kViewProc) {
-    spec.proc = true;
-    report.view.push_back({"/proc", "proc of the command's PID namespace", "nosuid,nodev,noexec", "bound"});
-  }
-  std::string nodes;
+void add_view_filesystems(const plan::FilesystemView& view, const std::vector<plan::ViewMountText>& rows,
+                          mount_view::Spec& spec, LaunchReport& report) {
+  spec.proc = view.flags & plan::kViewProc;
+  spec.dev_pts = view.flags & plan::kViewDevPts;
   for (size_t i = 0; i < std::size(mount_view::kDevNodes); ++i)
-    if (view.dev_nodes & (1u << i)) {
-      spec.dev_nodes.emplace_back(mount_view::kDevNodes[i]);
-      nodes += (nodes.empty() ? "" : ", ") + std::string(mount_view::kDevNodes[i]);
-    }
-  report.view.push_back({"/dev", "tmpfs holding " + (nodes.empty() ? std::string("no node") : nodes), "ro,nosuid,noexec", "bound"});
-  if (view.flags & plan::kViewDevPts) {
-    spec.dev_pts = true;
-    report.view.push_back({"/dev/pts", "a new devpts instance", "nosuid,noexec", "bound"});
-  }
-  for (const plan::ViewTmpfs& tmpfs : view.tmpfs) {
+    if (view.dev_nodes & (1u << i)) spec.dev_nodes.emplace_back(mount_view::kDevNodes[i]);
+  for (const plan::ViewTmpfs& tmpfs : view.tmpfs)
     spec.tmpfs.push_back({tmpfs.path, tmpfs.max_bytes, !(tmpfs.flags & plan::kViewNoExec)});
-    report.view.push_back({tmpfs.path, "private tmpfs, " + std::to_string(tmpfs.max_bytes) + " bytes",
-                           std::string("rw,nosuid,nodev") + (tmpfs.flags & plan::kViewNoExec ? ",noexec" : ""), "bound"});
-  }
+  for (size_t i = view.trees.size(); i < rows.size(); ++i)
+    report.view.push_back({rows[i].path, rows[i].what, rows[i].options, "bound"});
 }
 
 bool view_has(const plan::FilesystemView& view, const std::string& path) {
@@ -281,8 +267,9 @@ Status prepare_view(Preparation& p, const Inputs&) {
   auto context = current_launch_context();
   if (!context) return context.error();
   mount_view::Spec spec;
-  if (Status trees = add_view_trees(view, *context, spec, p.report); !trees) return trees;
-  add_view_filesystems(view, spec, p.report);
+  const std::vector<plan::ViewMountText> rows = plan::describe_view(view);
+  if (Status trees = add_view_trees(view, rows, *context, spec, p.report); !trees) return trees;
+  add_view_filesystems(view, rows, spec, p.report);
   mount_view::add_root_symlinks(spec);
   spec.working_directory = context->cwd;
   auto prepared = mount_view::prepare(spec);

@@ -9,6 +9,7 @@
 #include "supervisor/path_binding.h"  // rule_template
 #include "kernel/capabilities.h"
 #include "plan/controls.h"
+#include "plan/view_mounts.h"
 #include "tables/errno_names.h"
 
 namespace aasmc {
@@ -99,6 +100,13 @@ std::string describe_plan(const Plan& plan, const aasm::Sha256Digest& digest, bo
       for (const auto& [name, value] : p.environment_set) out << " " << name << "=" << value;
       out << "\n";
     }
+  }
+  if (plan.view) {
+    out << "filesystem view:\n";
+    for (const ViewMountText& row : describe_view(*plan.view))
+      out << "  " << row.path << (row.optional ? " (optional)" : "") << ": " << row.what << "; " << row.options << "\n";
+    out << "  control " << aasm::control_name(aasm::Control::kFilesystemView) << ": "
+        << aasm::planned_word(aasm::planned_of(plan.view->flags & kViewDegradable)) << "\n";
   }
   if (plan.seccomp.empty()) out << "seccomp: none (syscalls unconstrained)\n";
   for (const SeccompProgram& program : plan.seccomp) {

@@ -70,22 +70,36 @@ FilesystemIR merge_filesystem(const std::vector<const PolicyDocument*>& docs) {
   auto optional = merge_paths(docs, [](const PolicyDocument& doc) -> const std::vector<PathEntry>* {
     return doc.filesystem && doc.filesystem->optional ? &*doc.filesystem->optional : nullptr;
   });
+  auto covered = [](const std::optional<std::vector<PathGrant>>& list, const PathTemplate& path) {
+    return list && std::any_of(list->begin(), list->end(), [&](const PathGrant& o) { return contains(o.path, path); });
+  };
   if (optional)
     for (auto* grants : {&fs.read, &fs.write, &fs.execute})
       if (*grants)
-        for (PathGrant& grant : **grants)
-          grant.optional = std::any_of(optional->begin(), optional->end(),
-                                       [&](const PathGrant& o) { return contains(o.path, grant.path); });
-  // Protected subtrees: the union (any tier can protect). Optional, as the
-  // other paths, where the cascade's filesystem.optional covers them.
+        for (PathGrant& grant : **grants) grant.optional = covered(optional, grant.path);
+  // Protected subtrees: the union (any tier can protect). Whether one may be
+  // missing is the word of the documents that protect it, not the meet of
+  // every optional list: a tier that adds `${CWD}/.git/hooks` to a profile
+  // whose own `optional` never names `.git` could otherwise never let a
+  // workspace that is not a git repository launch (the meet of its optional
+  // list with the profile's drops `${CWD}/.git`). A document that writes no
+  // `optional` defers to the cascade's. A kept path stays required if any
+  // protection at or beneath it is required, so no document's demand is lost
+  // where normalizing keeps only the covering path.
   std::vector<PathGrant> readonly;
   for (const PolicyDocument* doc : docs)
-    if (doc->filesystem && doc->filesystem->readonly)
-      for (PathGrant& grant : grants_of(*doc->filesystem->readonly)) readonly.push_back(std::move(grant));
-  fs.readonly = normalize_paths(std::move(readonly));
-  for (PathGrant& grant : fs.readonly)
-    grant.optional = optional && std::any_of(optional->begin(), optional->end(),
-                                             [&](const PathGrant& o) { return contains(o.path, grant.path); });
+    if (doc->filesystem && doc->filesystem->readonly) {
+      std::optional<std::vector<PathGrant>> own;
+      if (doc->filesystem->optional) own = grants_of(*doc->filesystem->optional);
+      for (PathGrant& grant : grants_of(*doc->filesystem->readonly)) {
+        grant.optional = covered(own ? own : optional, grant.path);
+        readonly.push_back(std::move(grant));
+      }
+    }
+  fs.readonly = normalize_paths(readonly);
+  for (PathGrant& kept : fs.readonly)
+    kept.optional = std::all_of(readonly.begin(), readonly.end(),
+                                [&](const PathGrant& g) { return g.optional || !contains(kept.path, g.path); });
   return fs;
 }
 

@@ -183,20 +183,23 @@ TEST_CASE("every valid policy compiles, reads back, and is byte-identical across
   }
 }
 
+// `aasmc show` of a one-document policy compiled from `spec` in `dir`.
+std::string show_policy(const TempDir& dir, const std::string& name, const std::string& spec) {
+  write_file(dir / (name + ".yaml"),
+             "apiVersion: aasm.dev/v1\nkind: Policy\nmetadata: {name: " + name + ", tier: agent}\nspec:\n" + spec);
+  const Run compiled = run({binary("AASMC"), "compile", dir / (name + ".yaml"), "-o", dir / (name + ".bin")});
+  INFO("stderr:\n", compiled.err);
+  REQUIRE(compiled.exit_code == 0);
+  const Run r = run({binary("AASMC"), "show", dir / (name + ".bin")});
+  REQUIRE(r.exit_code == 0);
+  return r.out;
+}
+
 // Issue 11: `show` says "denied" for a denylist's names, with their answer,
 // and "unconstrained" for a filesystem verb no document constrains.
 TEST_CASE("show names a denylist's names as denied and a verb no document constrains as unconstrained") {
   TempDir dir;
-  auto shown = [&](const std::string& name, const std::string& spec) {
-    write_file(dir / (name + ".yaml"),
-               "apiVersion: aasm.dev/v1\nkind: Policy\nmetadata: {name: " + name + ", tier: agent}\nspec:\n" + spec);
-    const Run compiled = run({binary("AASMC"), "compile", dir / (name + ".yaml"), "-o", dir / (name + ".bin")});
-    INFO("stderr:\n", compiled.err);
-    REQUIRE(compiled.exit_code == 0);
-    const Run r = run({binary("AASMC"), "show", dir / (name + ".bin")});
-    REQUIRE(r.exit_code == 0);
-    return r.out;
-  };
+  auto shown = [&](const std::string& name, const std::string& spec) { return show_policy(dir, name, spec); };
   const std::string deny = shown("deny", "  syscalls:\n    deny: [ptrace, bpf]\n");
   CHECK(deny.find("syscalls denied by the policy (2, answered errno:EPERM): bpf ptrace\n") != std::string::npos);
   CHECK(deny.find("allowed by the policy") == std::string::npos);
@@ -214,6 +217,43 @@ TEST_CASE("show names a denylist's names as denied and a verb no document constr
     const std::string all = shown("all", "  filesystem:\n    read: {allow: [\"/usr\"]}\n    write: {allow: []}\n"
                                          "    execute: {allow: []}\n");
     CHECK(all.find("unconstrained") == std::string::npos);
+  }
+}
+
+// Issue 13: `show` prints the filesystem view section as the plan states it
+// (before any launch): each tree with its options, the protected paths, the
+// /dev nodes, /proc, the tmpfs sizes and whether the view may degrade.
+TEST_CASE("show prints a plan's filesystem view: trees, protected paths, /dev, /proc, tmpfs sizes") {
+  TempDir dir;
+  auto shown = [&](const std::string& name, const std::string& spec) { return show_policy(dir, name, spec); };
+  const std::string fs =
+      "  filesystem:\n"
+      "    read:    {allow: [\"/usr\", \"/etc\", \"/proc\", \"/dev/null\", \"/dev/urandom\", \"/dev/pts\", \"/tmp\", \"${CWD}\"]}\n"
+      "    write:   {allow: [\"/dev/null\", \"/tmp\", \"${CWD}\"]}\n"
+      "    execute: {allow: [\"/usr\", \"${CWD}\"]}\n";
+  const std::string view = shown("view", fs +
+                                             "    readonly: [\"${CWD}/.git/hooks\", \"${CWD}/.git/config\"]\n"
+                                             "    optional: [\"${CWD}/.git\"]\n"
+                                             "  syscalls: {deny: [\"@mount\"]}\n"
+                                             "  resources: {tmp_size: 64Mi}\n"
+                                             "  isolation: {filesystem_view: true}\n");
+  const auto at = view.find("filesystem view:\n");
+  REQUIRE(at != std::string::npos);
+  CHECK(view.substr(at, view.find("seccomp", at) - at) ==
+        "filesystem view:\n"
+        "  /etc: bind; ro,nosuid,nodev,noexec\n"
+        "  /usr: bind; ro,nosuid,nodev\n"
+        "  ${CWD}: bind; rw,nosuid,nodev\n"
+        "  ${CWD}/.git/config (optional): bind, protected (read-only over its writable tree); ro,nosuid,nodev\n"
+        "  ${CWD}/.git/hooks (optional): bind, protected (read-only over its writable tree); ro,nosuid,nodev\n"
+        "  /proc: proc of the command's PID namespace; nosuid,nodev,noexec\n"
+        "  /dev: tmpfs holding null, urandom; ro,nosuid,noexec\n"
+        "  /dev/pts: a new devpts instance; nosuid,noexec\n"
+        "  /tmp: private tmpfs, 67108864 bytes; rw,nosuid,nodev,noexec\n"
+        "  control filesystem_view: required\n");
+
+  SUBCASE("control: a plan without the view has no such section") {
+    CHECK(shown("no-view", fs + "  syscalls: {deny: [\"@mount\"]}\n").find("filesystem view") == std::string::npos);
   }
 }
 

@@ -19,6 +19,12 @@
 // ceilings the test delegates one: a group per hierarchy beneath the test's
 // own, owned by 65534, which the launcher joins before it drops to 65534 (the
 // remedy the launcher names). Only loopback traffic, to listeners the test owns.
+//
+// The same suite runs with the filesystem view on (docs/filesystem-view.md):
+// coding-agent narrowed by profiles/tiers/filesystem-view.yaml, in a workspace that is a git repository
+// whose hooks and config the view keeps read-only. Under the view a path
+// outside the granted trees does not exist, so the refusals answer ENOENT
+// where Landlock alone answers EACCES.
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -55,6 +61,9 @@ constexpr Profile kProfiles[] = {
 };
 
 std::string profile_file(const Profile& p) { return binary("AASM_PROFILES") + "/" + p.name + ".yaml"; }
+
+// The shipped tier that turns the view on (docs/profiles.md).
+std::string view_tier_file() { return binary("AASM_PROFILES") + "/tiers/filesystem-view.yaml"; }
 
 void chown_tree(const std::string& path, uid_t uid) {
   const Run r = run({"/usr/bin/chown", "-R", std::to_string(uid) + ":" + std::to_string(uid), path});
@@ -122,15 +131,22 @@ struct World {
   const std::string other = base / "other";
   const std::string outside = base / "outside";
   uid_t uid;
+  bool view;  // narrowed by the view tier; the workspace is a git repository
   std::string plan;
 
-  World(const Profile& profile, uid_t user) : uid(user) {
+  World(const Profile& profile, uid_t user, bool with_view = false) : uid(user), view(with_view) {
     ::chmod(base.path().c_str(), 0755);
     for (const std::string& d : {ws, ws + "/home", ws + "/out", home, home + "/.ssh", other, outside}) make_dir(d);
     write_file(home + "/.ssh/id_ed25519", "-----BEGIN OPENSSH PRIVATE KEY-----\nfake\n", 0600);
     write_file(other + "/notes.txt", "another user's notes\n");
     plan = base / "plan.bin";
-    const Run compiled = run({binary("AASMC"), "compile", profile_file(profile), "-o", plan});
+    std::vector<std::string> compile = {binary("AASMC"), "compile", profile_file(profile)};
+    if (view) {
+      compile.push_back(view_tier_file());
+      REQUIRE(run({"/usr/bin/git", "init", "-q", ws}).exit_code == 0);
+    }
+    for (const std::string& a : {std::string("-o"), plan}) compile.push_back(a);
+    const Run compiled = run(compile);
     INFO("aasmc: ", compiled.err);
     REQUIRE(compiled.exit_code == 0);
     ::chmod(plan.c_str(), 0644);
@@ -251,6 +267,22 @@ void development_work(const World& w, const DelegatedCgroup* cgroup) {
     INFO(r.err);
     CHECK_RUN(r, 0, " M README\n 1 file changed, 1 insertion(+)\nfirst\n");
   }
+  if (w.view) {
+    SUBCASE("git in the workspace's own repository, whose hooks and config the view protects") {
+      write_file(w.ws + "/notes", "first\n");
+      if (w.uid) chown_tree(w.ws, w.uid);
+      const Run r = sh(w,
+                       "git add notes && git -c user.name=Agent -c user.email=agent@example.invalid commit -qm first"
+                       " && echo second >> notes && git status --short notes && git log --format=%s"
+                       " && ! git config core.hooksPath /tmp 2>/dev/null && ! (echo planted > .git/hooks/pre-commit)"
+                       " 2>/dev/null && echo protected",
+                       cgroup);
+      INFO(r.err);
+      CHECK_RUN(r, 0, " M notes\nfirst\nprotected\n");
+      CHECK(!contains(read_file(w.ws + "/.git/config"), "hooksPath"));
+      CHECK(!exists(w.ws + "/.git/hooks/pre-commit"));
+    }
+  }
   SUBCASE("make -j2 of a multi-file C project, then its binary") {
     write_c_project(w.ws + "/c");
     if (w.uid) chown_tree(w.ws + "/c", w.uid);
@@ -364,6 +396,8 @@ using Clock = std::chrono::steady_clock;
 
 // The refusals of every profile, each with its control outside the sandbox.
 void refusals(const Profile& profile, const World& w, const DelegatedCgroup* cgroup) {
+  // What the view leaves out does not exist; Landlock alone refuses it.
+  const char* const outside = w.view ? "ENOENT" : "EACCES";
   write_file(w.ws + "/check.js", kCheckJs);
   write_file(w.ws + "/ptrace.py", kPtracePy);
   if (w.uid) chown_tree(w.ws, w.uid);
@@ -379,18 +413,18 @@ void refusals(const Profile& profile, const World& w, const DelegatedCgroup* cgr
   };
 
   SUBCASE("a write outside the workspace") {
-    refused({"write", w.outside + "/planted"}, "EACCES");
+    refused({"write", w.outside + "/planted"}, outside);
     CHECK(read_file(w.outside + "/planted") == "planted\n");  // the control's
   }
   SUBCASE("reading /root, ~/.ssh and another user's home") {
-    refused({"list", "/root"}, "EACCES", w.uid == 0);  // /root is 0700: nobody's control fails anyway
-    refused({"read", w.home + "/.ssh/id_ed25519"}, "EACCES");
-    refused({"read", w.other + "/notes.txt"}, "EACCES");
+    refused({"list", "/root"}, outside, w.uid == 0);  // /root is 0700: nobody's control fails anyway
+    refused({"read", w.home + "/.ssh/id_ed25519"}, outside);
+    refused({"read", w.other + "/notes.txt"}, outside);
   }
   SUBCASE("another process's /proc/PID/environ") {
     const Sentinel other(w.uid == 0 ? Sentinel::Caps::kRoot : Sentinel::Caps::kNobody);
     usleep(100 * 1000);  // setpriv has exec'd sleep
-    refused({"read", "/proc/" + other.id() + "/environ"}, "EACCES");
+    refused({"read", "/proc/" + other.id() + "/environ"}, outside);
   }
   SUBCASE("connect() to a unix socket outside the allowed trees") {
     const UnixListener listener(w.base / "agent.sock");
@@ -448,8 +482,8 @@ void refusals(const Profile& profile, const World& w, const DelegatedCgroup* cgr
   }
 }
 
-void suite(const Profile& profile, uid_t uid) {
-  const World w(profile, uid);
+void suite(const Profile& profile, uid_t uid, bool view = false) {
+  const World w(profile, uid, view);
   std::unique_ptr<DelegatedCgroup> cgroup;
   if (uid != 0 && profile.has_limits) cgroup = std::make_unique<DelegatedCgroup>(uid);
   SUBCASE("work") {
@@ -469,6 +503,24 @@ TEST_CASE("real work: ci-build, as root") { suite(kProfiles[2], 0); }
 TEST_CASE("real work: ci-build, as an unprivileged user") { suite(kProfiles[2], kNobody); }
 TEST_CASE("real work: replay, as root") { suite(kProfiles[3], 0); }
 TEST_CASE("real work: replay, as an unprivileged user") { suite(kProfiles[3], kNobody); }
+TEST_CASE("real work: coding-agent with the filesystem view, as root") { suite(kProfiles[0], 0, true); }
+TEST_CASE("real work: coding-agent with the filesystem view, as an unprivileged user") {
+  suite(kProfiles[0], kNobody, true);
+}
+
+// The view tier's protected paths are optional: a workspace that is not a git
+// repository launches (its .git skipped and reported), although the tier's
+// optional list meets coding-agent's, which never names .git.
+TEST_CASE("real work: the filesystem view tier launches in a workspace that is not a git repository") {
+  const World w(kProfiles[0], 0, true);
+  REQUIRE(run({"/bin/rm", "-rf", w.ws + "/.git"}).exit_code == 0);
+  const Run r = in_world(w, {"/bin/sh", "-c", "echo ok > made && cat made"}, true);
+  INFO(r.err);
+  CHECK_RUN(r, 0, "ok\n");
+  // The control: with .git there, the same launch protects it.
+  REQUIRE(run({"/usr/bin/git", "init", "-q", w.ws}).exit_code == 0);
+  CHECK_RUN(in_world(w, {"/bin/sh", "-c", "echo x >> .git/config"}, true), 2, "");
+}
 
 // A profile is the broad tier of a cascade: a user's own document narrows
 // it (the meet), here to writing only ${CWD}/build.
