@@ -22,6 +22,7 @@ under five variants:
   both        aasm-launch with the same plan plus isolation.filesystem_view
               (the view, Landlock on top, the same filter)
   bwrap       bwrap --unshare-user --unshare-pid with the view's binds
+              (bench-view-cost --bwrap-argv DIR, its own bwrap variant)
 
 Each round runs every (workload, variant) once in a shuffled order (fixed
 seed), after one warm-up round; then the median per pair and its ratio to
@@ -96,17 +97,6 @@ def make_project(path):
                   "%.o: %.c\n\t$(CC) $(CFLAGS) -c -o $@ $<\n")
 
 
-def bwrap_argv(bwrap, workspace):
-    """bwrap with the view's binds (bench-view-cost's bwrap variant, in DIR)."""
-    argv = [bwrap, "--unshare-user", "--unshare-pid", "--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc",
-            "--bind", workspace, workspace]
-    for link in ["bin", "sbin", "lib", "lib32", "lib64"]:
-        if os.path.islink("/" + link):
-            argv += ["--symlink", os.readlink("/" + link), "/" + link]
-    return argv + ["--proc", "/proc", "--dev", "/dev", "--size", str(64 << 20), "--tmpfs", "/tmp",
-                   "--chdir", workspace]
-
-
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("aasmc")
@@ -126,10 +116,13 @@ def main():
         "git status": (tree, ["/usr/bin/git", "status", "--porcelain"]),
         "make -j2": (project, ["/usr/bin/make", "-s", "-B", "-j2"]),
     }
-    bwrap = shutil.which("bwrap")
-    variants = [v for v in VARIANTS if v != "bwrap" or bwrap]
-    if not bwrap:
+    variants = [v for v in VARIANTS if v != "bwrap" or shutil.which("bwrap")]
+    if "bwrap" not in variants:
         print("bwrap: not found along $PATH, its variant skipped")
+    # bwrap's binds are bench-view-cost's, for each workload's directory.
+    bwrap = {name: subprocess.run([args.view_cost, "--bwrap-argv", cwd], check=True, capture_output=True,
+                                  text=True).stdout.splitlines() for name, (cwd, _) in workloads.items()
+             if "bwrap" in variants}
     # One plan per workload and kind: ${CWD} is each workload's directory.
     plans = {}
     for name, (cwd, _) in workloads.items():
@@ -148,7 +141,7 @@ def main():
             return [args.aasm_launch, plans[name, variant], "--"] + cmd
         if variant == "view only":
             return [args.view_cost, "--launch", cwd, "--"] + cmd
-        return bwrap_argv(bwrap, cwd) + cmd
+        return bwrap[name] + ["--chdir", cwd] + cmd
 
     def run(name, variant):
         # The same small environment everywhere; HOME in the workspace, since

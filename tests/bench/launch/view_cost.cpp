@@ -7,11 +7,14 @@
 //
 //   bench-view-cost [--rounds N] [--warmup N] [--workspace DIR]
 //   bench-view-cost --launch DIR [-- CMD [ARG...]]
+//   bench-view-cost --bwrap-argv DIR
 //
 // --launch builds the view around DIR and runs CMD (default /bin/true) in it,
 // in DIR, with neither Landlock nor a seccomp filter: the real-work
 // benchmark's `view only` (real_work.py), which aasm-launch cannot give since
-// a plan with the view always carries Landlock too.
+// a plan with the view always carries Landlock too. --bwrap-argv prints,
+// one per line, the bwrap variant's arguments for DIR without the command,
+// so that real_work.py runs bwrap with exactly these binds.
 //
 // The view is a coding agent's: /usr read-only, /etc read-only and noexec,
 // the workspace (DIR, default the current directory) read-write, the root's
@@ -179,6 +182,13 @@ int main(int argc, char** argv) {
       } else if (i + 1 < argc) fail("unknown argument " + std::string(argv[i + 1]));
       const int status = launch_view(&spec, kUserMountPid, command);
       return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+    } else if (a == "--bwrap-argv") {
+      const auto bwrap = aasm::bench::find_in_path("bwrap");
+      if (!bwrap) fail("bwrap: not found along $PATH");
+      std::vector<std::string> args = bwrap_argv(*bwrap, coding_agent_view(value()), false);
+      args.pop_back();  // the command, /bin/true
+      for (const std::string& arg : args) std::printf("%s\n", arg.c_str());
+      return 0;
     } else fail("unknown argument " + a);
   }
   if (workspace.empty()) {
