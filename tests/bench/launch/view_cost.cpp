@@ -6,6 +6,15 @@
 // filesystem view", has the command and the numbers.
 //
 //   bench-view-cost [--rounds N] [--warmup N] [--workspace DIR]
+//   bench-view-cost --launch DIR [-- CMD [ARG...]]
+//   bench-view-cost --bwrap-argv DIR
+//
+// --launch builds the view around DIR and runs CMD (default /bin/true) in it,
+// in DIR, with neither Landlock nor a seccomp filter: the real-work
+// benchmark's `view only` (real_work.py), which aasm-launch cannot give since
+// a plan with the view always carries Landlock too. --bwrap-argv prints,
+// one per line, the bwrap variant's arguments for DIR without the command,
+// so that real_work.py runs bwrap with exactly these binds.
 //
 // The view is a coding agent's: /usr read-only, /etc read-only and noexec,
 // the workspace (DIR, default the current directory) read-write, the root's
@@ -83,8 +92,12 @@ std::vector<std::string> bwrap_argv(const std::string& bwrap, const mount_view::
   return argv;
 }
 
+char true_path[] = "/bin/true";
+char* true_argv[] = {true_path, nullptr};
+
 struct ViewChild {
   const mount_view::Prepared* view;
+  char* const* argv;  // the command, argv[0] a path
   uint32_t namespaces;
   uid_t uid;
   gid_t gid;
@@ -94,23 +107,21 @@ int view_child(void* argument) {
   const ViewChild& c = *static_cast<const ViewChild*>(argument);
   if (aasm::namespaces::finish_in_child(c.namespaces, c.uid, c.gid) != 0) return 125;
   if (c.view && mount_view::build(*c.view).error != 0) return 125;
-  static char true_path[] = "/bin/true";
-  char* const argv[] = {true_path, nullptr};
   aasm::spawn::await_supervisor();
-  aasm::spawn::exec(true_path, argv, environ);
+  aasm::spawn::exec(c.argv[0], c.argv, environ);
   return 127;
 }
 
 // One launch as the launcher would do it: prepare (resolving the host's
 // paths), clone into the namespaces, build, exec; the wait status.
-int launch_view(const mount_view::Spec* spec, uint32_t namespaces) {
+int launch_view(const mount_view::Spec* spec, uint32_t namespaces, char* const* argv = true_argv) {
   std::optional<mount_view::Prepared> prepared;
   if (spec) {
     auto view = mount_view::prepare(*spec);
     if (!view) fail("prepare: " + view.error().message);
     prepared = std::move(*view);
   }
-  ViewChild child{prepared ? &*prepared : nullptr, namespaces, getuid(), getgid()};
+  ViewChild child{prepared ? &*prepared : nullptr, argv, namespaces, getuid(), getgid()};
   const pid_t pid = aasm::spawn::start({aasm::namespaces::clone_flags(namespaces), -1, nullptr}, view_child, &child,
                                        [] { return true; });
   if (pid < 0) fail(std::string("spawn: ") + std::strerror(-pid));
@@ -160,10 +171,24 @@ int main(int argc, char** argv) {
     if (a == "--rounds") rounds = std::atoi(value().c_str());
     else if (a == "--warmup") warmup = std::atoi(value().c_str());
     else if (a == "--workspace") workspace = value();
-    else if (a == "--launch") {  // the `view, own process` variant's child
-      const mount_view::Spec spec = coding_agent_view(value());
-      const int status = launch_view(&spec, kUserMountPid);
+    else if (a == "--launch") {  // the `view, own process` variant's child; real_work.py's `view only`
+      const std::string dir = value();
+      mount_view::Spec spec = coding_agent_view(dir);
+      spec.working_directory = dir;
+      char* const* command = true_argv;
+      if (i + 1 < argc && std::string(argv[i + 1]) == "--") {
+        if (i + 2 >= argc) fail("-- needs a command");
+        command = argv + i + 2;
+      } else if (i + 1 < argc) fail("unknown argument " + std::string(argv[i + 1]));
+      const int status = launch_view(&spec, kUserMountPid, command);
       return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+    } else if (a == "--bwrap-argv") {
+      const auto bwrap = aasm::bench::find_in_path("bwrap");
+      if (!bwrap) fail("bwrap: not found along $PATH");
+      std::vector<std::string> args = bwrap_argv(*bwrap, coding_agent_view(value()), false);
+      args.pop_back();  // the command, /bin/true
+      for (const std::string& arg : args) std::printf("%s\n", arg.c_str());
+      return 0;
     } else fail("unknown argument " + a);
   }
   if (workspace.empty()) {
