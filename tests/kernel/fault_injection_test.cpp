@@ -146,3 +146,52 @@ TEST_CASE("fault injection: without a cgroup, tree limits are refused, or stood 
     CHECK_RUN(launch_with({binary("AASM_LAUNCH")}, {degradable}, {"map-mib", "128"}), 0, "OK\n");
   }
 }
+
+// A kernel older than Linux 5.12 (no mount_setattr), simulated: the view is
+// refused naming what the host lacks, or, where the policy lets every
+// filesystem domain degrade, the command runs without it, and says so.
+TEST_CASE("fault injection: without mount_setattr the filesystem view is refused, or left out where the filesystem may degrade") {
+  TempDir dir("/var/tmp");
+  const std::string ws = dir / "ws";
+  make_dir(ws);
+  auto plan_with = [&](const std::string& name, const std::string& isolation) {
+    write_file(dir / (name + ".yaml"), "apiVersion: aasm.dev/v1\nkind: Policy\nmetadata: {name: view, tier: run}\nspec:\n"
+                                       "  syscalls: {deny: [\"@mount\"]}\n  isolation: " + isolation + "\n"
+                                       "  filesystem:\n    read: {allow: [\"/usr\", \"${CWD}\"]}\n"
+                                       "    write: {allow: [\"${CWD}\"]}\n    execute: {allow: [\"/usr\"]}\n");
+    const std::string plan = dir / (name + ".bin");
+    const Run r = run({binary("AASMC"), "compile", dir / (name + ".yaml"), "-o", plan});
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    return plan;
+  };
+  // stat(2) is not Landlock's to refuse: /etc exists for the command unless the view hides it.
+  const std::vector<std::string> probe = {"--", "/usr/bin/sh", "-c", "test -e /etc/hostname && echo host-visible; true"};
+  auto launch = [&](const std::string& plan, bool fault) {
+    std::vector<std::string> argv = {binary("AASM_LAUNCH"), plan};
+    if (fault) argv.insert(argv.begin(), {fault_tool(), "mount_setattr=ENOSYS"});
+    argv.insert(argv.end(), probe.begin(), probe.end());
+    return run(argv, ws);
+  };
+
+  const std::string strict = plan_with("strict", "{filesystem_view: true}");
+  const Run refused = launch(strict, true);
+  INFO(refused.err);
+  CHECK(refused.exit_code == 125);
+  CHECK(refused.out.empty());
+  CHECK(contains(refused.err, "filesystem_view: "));
+  CHECK(contains(refused.err, "mount_setattr"));
+
+  const std::string degradable =
+      plan_with("degradable", "{filesystem_view: true, degraded: [file_read, file_write, file_execute]}");
+  const Run degraded = launch(degradable, true);
+  INFO(degraded.err);
+  CHECK(degraded.exit_code == 0);
+  CHECK(degraded.out == "host-visible\n");
+  CHECK(contains(degraded.err, "mount_setattr"));
+
+  SUBCASE("control: without the fault both plans build the view, and /etc does not exist for the command") {
+    CHECK_RUN(launch(strict, false), 0, "");
+    CHECK_RUN(launch(degradable, false), 0, "");
+  }
+}

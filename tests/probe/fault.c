@@ -2,13 +2,14 @@
 //
 //   aasm-fault CALL=ERRNO[,CALL=ERRNO...] PROGRAM [ARG...]
 //
-// CALL is landlock_create_ruleset, mkdir or mkdirat; ERRNO is ENOSYS,
+// CALL is landlock_create_ruleset, mkdir, mkdirat or mount_setattr; ERRNO is ENOSYS,
 // EOPNOTSUPP, EACCES or EPERM. Sets no_new_privs, installs a seccomp filter
 // of its own that answers each CALL with its errno and allows every other
 // call, then execs PROGRAM (aasm-launch in tests/kernel/fault_injection_test.cpp).
 // To PROGRAM and everything it runs the kernel then looks like one without
 // Landlock (landlock_create_ruleset=ENOSYS: not built in; EOPNOTSUPP:
-// disabled at boot) or one where no cgroup can be created (mkdir=EACCES).
+// disabled at boot), one where no cgroup can be created (mkdir=EACCES), or
+// one older than Linux 5.12, which the filesystem view needs (mount_setattr=ENOSYS).
 // The filter only takes a system call away: it cannot give PROGRAM anything
 // it would not have.
 #define _GNU_SOURCE
@@ -26,6 +27,9 @@
 
 #ifndef __NR_landlock_create_ruleset
 #define __NR_landlock_create_ruleset 444
+#endif
+#ifndef __NR_mount_setattr
+#define __NR_mount_setattr 442  // the same number on x86_64 and aarch64; Linux 5.12
 #endif
 
 #if defined(__x86_64__)
@@ -47,6 +51,7 @@ static const struct named kCalls[] = {
     {"mkdir", __NR_mkdir},
 #endif
     {"mkdirat", __NR_mkdirat},
+    {"mount_setattr", __NR_mount_setattr},
 };
 
 static const struct named kErrnos[] = {
