@@ -189,7 +189,7 @@ Status add_view_trees(const plan::FilesystemView& view, const std::vector<plan::
     const plan::ViewMountText& row = rows[i];
     const std::string& path_template = row.path;
     auto host_path = expand_rule_path(as_rule, context);
-    if (!host_path) return make_error(std::string(control_name(Control::kFilesystemView)) + ": " + host_path.error().message);
+    if (!host_path) return refusal(Control::kFilesystemView, host_path.error().message);
     struct stat st {};
     if (::stat(host_path->c_str(), &st) != 0) {
       if (errno == ENOENT && (tree.flags & plan::kViewOptional)) {
@@ -197,7 +197,7 @@ Status add_view_trees(const plan::FilesystemView& view, const std::vector<plan::
         report.view.push_back({path_template, row.what, row.options, "skipped (optional, missing)"});
         continue;
       }
-      return make_error(std::string(control_name(Control::kFilesystemView)) + ": " + path_template + " (" + *host_path + "): " + std::strerror(errno) +
+      return refusal(Control::kFilesystemView, path_template + " (" + *host_path + "): " + std::strerror(errno) +
                         (tree.flags & plan::kViewProtected
                              ? "; a protected path must exist to be protected: list it in filesystem.optional to skip it where it is missing"
                              : ""));
@@ -258,7 +258,7 @@ Status prepare_view(Preparation& p, const Inputs&) {
     c.achievable = ControlLevel::kRefused;
     c.why = missing;
     p.report.controls.push_back(std::move(c));
-    return make_error(std::string(control_name(Control::kFilesystemView)) + ": " + missing + " (or list " + control_name(Control::kFileRead) + ", " +
+    return refusal(Control::kFilesystemView, missing + " (or list " + control_name(Control::kFileRead) + ", " +
                       control_name(Control::kFileWrite) + " and " + control_name(Control::kFileExecute) +
                       " in isolation.degraded to run without the view)");
   }
@@ -273,7 +273,7 @@ Status prepare_view(Preparation& p, const Inputs&) {
   mount_view::add_root_symlinks(spec);
   spec.working_directory = context->cwd;
   auto prepared = mount_view::prepare(spec);
-  if (!prepared) return make_error(std::string(control_name(Control::kFilesystemView)) + ": " + prepared.error().message);
+  if (!prepared) return refusal(Control::kFilesystemView, prepared.error().message);
   std::string protected_paths;
   for (const ViewMount& m : p.report.view)
     if (m.what.starts_with("bind, protected") && m.status == "bound") protected_paths += " " + m.path + ";";
