@@ -416,7 +416,7 @@ Status create_run_cgroup(Preparation& p, const Inputs&) {
   const plan::ProcessSettings& s = *plan.process;
   const bool may_degrade = s.flags & plan::kProcessResourceDegradable;
   ControlReport c = report_of(Control::kResource, tree_limits_text(s), planned_of(may_degrade));
-  auto created = cgroup::RunCgroup::create({s.memory, s.swap, s.pids, s.cpu_millicores}, "aasm-" + std::to_string(::getpid()));
+  auto created = cgroup::RunCgroup::create({s.memory, s.swap, s.pids, s.cpu_millicores}, cgroup::unique_run_name());
   Status status = Ok{};
   if (created) {
     std::string read_back;

@@ -1,6 +1,7 @@
 #include "supervisor/cgroup.h"
 
 #include <fcntl.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -8,7 +9,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <set>
 
 #include "kernel/raw_syscall.h"
@@ -33,6 +36,20 @@ std::vector<std::string> needed_controllers(const Limits& limits) {
 }  // namespace
 
 const char* version_name(Version version) { return version == Version::kV2 ? "v2" : "v1"; }
+
+std::string unique_run_name() {
+  uint64_t nonce = 0;
+  // Never blocks: a pool not yet initialised (early boot) answers EAGAIN,
+  // and the clock is unique enough for one pid.
+  if (::getrandom(&nonce, sizeof nonce, GRND_NONBLOCK) != sizeof nonce) {
+    timespec now{};
+    ::clock_gettime(CLOCK_MONOTONIC, &now);
+    nonce = uint64_t(now.tv_sec) * 1000000000u + uint64_t(now.tv_nsec);
+  }
+  char name[48];
+  std::snprintf(name, sizeof name, "aasm-%d-%016llx", int(::getpid()), static_cast<unsigned long long>(nonce));
+  return name;
+}
 
 RunCgroup::RunCgroup(RunCgroup&& other) noexcept
     : version_(other.version_),

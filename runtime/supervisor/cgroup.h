@@ -81,9 +81,15 @@ struct KillOptions {
   Reap reap = Reap::kNone;
 };
 
+// A name for a new run's groups: "aasm-<pid>-<16 hex digits>". The pid says
+// which launcher made it; the random part keeps a group left behind by a
+// launcher killed together with its janitor (SIGKILL of both, the OOM
+// killer) from refusing every later launcher that is given the same pid.
+std::string unique_run_name();
+
 class RunCgroup {
  public:
-  // `name` must be unique per run ("aasm-<pid>"); it becomes the directory
+  // `name` must be unique per run (unique_run_name()); it becomes the directory
   // name in every hierarchy. Refuses, naming what is missing and the remedy,
   // when a controller a limit needs is unavailable, the launcher's own cgroup
   // cannot be found, or a group cannot be created; nothing is left behind.
@@ -142,8 +148,8 @@ class RunCgroup {
  private:
   struct Group {
     std::string controller;  // "memory", "pids", "cpu", "freezer" (v1); "" (v2)
-    std::string path;        // the directory, e.g. /sys/fs/cgroup/pids/aasm-123
-    std::string hierarchy_path;  // the same group as /proc/<pid>/cgroup names it: /aasm-123
+    std::string path;        // the directory, e.g. /sys/fs/cgroup/pids/aasm-123-0f1e2d3c4b5a6978
+    std::string hierarchy_path;  // the same group as /proc/<pid>/cgroup names it: /aasm-123-0f1e2d3c4b5a6978
   };
   RunCgroup() = default;
   static Result<RunCgroup> create_impl(const Limits& limits, const std::string& name, std::optional<Version> version);

@@ -41,8 +41,8 @@ struct Targets {
   static constexpr int kMaxGroups = 8;
   static constexpr size_t kPathBytes = 512;
   struct Group {
-    char dir[kPathBytes];             // /sys/fs/cgroup/pids/aasm-123
-    char hierarchy_path[kPathBytes];  // /aasm-123: the same group as /proc/<pid>/cgroup names it
+    char dir[kPathBytes];             // /sys/fs/cgroup/pids/aasm-123-0f1e2d3c4b5a6978
+    char hierarchy_path[kPathBytes];  // /aasm-123-0f1e2d3c4b5a6978: the same group as /proc/<pid>/cgroup names it
     char controller[16];              // v1: "pids", "memory", "cpu", "freezer"; v2: ""
   };
   bool v2 = false;

@@ -114,8 +114,10 @@ TEST_CASE("cgroup: the command and its children are in each of the run's groups"
                        {"/usr/bin/sh", "-c", report});
   INFO(r.out, r.err);
   CHECK(r.exit_code == 0);
-  const std::string run_group = "/aasm-" + r.out.substr(0, r.out.find('\n'));
   const auto placed = memberships(r.out);
+  REQUIRE(placed.count("pids") == 1);
+  const std::string run_group = placed.at("pids").substr(placed.at("pids").rfind('/'));
+  CHECK(run_group.rfind("/aasm-" + r.out.substr(0, r.out.find('\n')) + "-", 0) == 0);  // aasm-<launcher pid>-
   for (const char* hierarchy : {"memory", "pids", "cpu", "freezer"}) {
     CAPTURE(hierarchy);
     REQUIRE(placed.count(hierarchy) == 1);
@@ -168,22 +170,6 @@ TEST_CASE("cgroup: a double-forked daemon in its own session that ignores SIGTER
   }
 }
 
-// The launcher's own cgroup directory in the v1 hierarchy of `controller`,
-// from /proc/self/cgroup (the launcher is this test's child, so it is in the
-// same one).
-std::string own_v1_cgroup(const std::string& controller) {
-  std::ifstream in("/proc/self/cgroup");
-  std::string line;
-  while (std::getline(in, line)) {
-    const size_t first = line.find(':'), second = line.find(':', first + 1);
-    if (line.substr(first + 1, second - first - 1) == controller) {
-      const std::string path = line.substr(second + 1);
-      return "/sys/fs/cgroup/" + controller + (path == "/" ? "" : path);
-    }
-  }
-  return "";
-}
-
 std::string own_pids_cgroup() { return own_v1_cgroup("pids"); }
 
 // Those of them that are the daemon itself, `sleep MARKER`, read from their
@@ -225,13 +211,15 @@ TEST_CASE("cgroup: kill -9 of the launcher mid-run leaves no daemon and no cgrou
     ::execl(launcher.c_str(), launcher.c_str(), plan.c_str(), "--", "/usr/bin/sh", "-c", script.c_str(), nullptr);
     _exit(127);
   }
-  const std::string run_cgroup = pids_root + "/aasm-" + std::to_string(pid);
   std::vector<pid_t> daemon;
   for (int i = 0; i < 100 && daemon.empty(); ++i) {
     daemon = sleepers_with(marker);
     if (daemon.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   REQUIRE_MESSAGE(!daemon.empty(), "the daemon never started");
+  const std::string run_group = run_group_of(pids_root, pid);
+  REQUIRE_MESSAGE(!run_group.empty(), "no group of launcher ", pid, " beneath ", pids_root);
+  const std::string run_cgroup = pids_root + run_group;
   // Control: left alone, the daemon and the run's cgroup are still there.
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   CHECK(sleepers_with(marker) == daemon);
@@ -270,17 +258,17 @@ struct NestedRun {
   std::string plan(const TempDir& dir, const std::string& name, bool grant_cgroups) const {
     const std::string cgroups = grant_cgroups ? ", \"" + pids_root + "\", \"" + freezer_root + "\"" : "";
     return compile_spec(dir, name,
-                        "  filesystem:\n    read: {allow: [\"/usr\", \"/etc\", \"/dev/null\", \"" + dir.path() + "\"" +
+                        "  filesystem:\n    read: {allow: [\"/usr\", \"/etc\", \"/proc\", \"/dev/null\", \"" + dir.path() + "\"" +
                             cgroups + "]}\n    write: {allow: [\"/dev/null\", \"" + dir.path() + "\"" + cgroups +
                             "]}\n    execute: {allow: [\"/usr\"]}\n  resources:\n    pids: 64\n");
   }
-  // The command: its run's group is aasm-<its parent, the launcher>. It makes
+  // The command: it reads its run's group from /proc/self/cgroup, makes
   // the nested groups, starts the daemon in them, and says, per hierarchy,
   // whether job lists exactly the daemon and whether the run's own group
   // does not list it; then `tail`.
   std::string script(const std::string& tail) const {
     const std::string roots = pids_root + " " + freezer_root;
-    return "r=aasm-$PPID; for h in " + roots + "; do /usr/bin/mkdir $h/$r/job || exit 3; done; "
+    return "r=$(/usr/bin/grep :pids: /proc/self/cgroup); r=${r##*/}; for h in " + roots + "; do /usr/bin/mkdir $h/$r/job || exit 3; done; "
            "/usr/bin/setsid /usr/bin/sh -c 'for h in " + roots + "; do echo $$ > $h/'$r'/job/cgroup.procs || exit 4; "
            "done; trap \"\" TERM; exec /usr/bin/sleep " + marker + "' </dev/null >/dev/null 2>&1 & "
            "/usr/bin/sleep 0.3; for h in " + roots + "; do "
@@ -295,17 +283,18 @@ TEST_CASE("cgroup: a daemon in a group the command nested beneath the run's is g
   NestedRun nested;
   REQUIRE_MESSAGE(nested.available(), "no v1 pids and freezer hierarchies at ", nested.pids_root, ", ", nested.freezer_root);
   TempDir dir;
-  const Run r = launch(nested.plan(dir, "nested", true), {"/usr/bin/sh", "-c", nested.script("echo $PPID")});
+  const Run r = launch(nested.plan(dir, "nested", true), {"/usr/bin/sh", "-c", nested.script("echo $r")});
   INFO(r.err);
   // Control: the daemon was alive in the nested groups only, out of sight of
   // the run's own cgroup.procs, when the command ended.
   REQUIRE(r.out.rfind(NestedRun::kReport, 0) == 0);
   CHECK(r.exit_code == 0);
   CHECK(r.err.find("cleanup incomplete") == std::string::npos);
-  const std::string launcher = r.out.substr(std::string(NestedRun::kReport).size(), r.out.size() - 1 - std::string(NestedRun::kReport).size());
+  const std::string group = r.out.substr(std::string(NestedRun::kReport).size(), r.out.size() - 1 - std::string(NestedRun::kReport).size());
+  REQUIRE(group.rfind("aasm-", 0) == 0);
   CHECK(sleepers_with(nested.marker).empty());
   for (const std::string& root : {nested.pids_root, nested.freezer_root})
-    CHECK_MESSAGE(!exists(root + "/aasm-" + launcher), root, "/aasm-", launcher, " is left");
+    CHECK_MESSAGE(!exists(root + "/" + group), root, "/", group, " is left");
   for (pid_t left : sleepers_with(nested.marker)) ::kill(left, SIGKILL);
 
   SUBCASE("control: without the policy's grant of the cgroup hierarchies, the command cannot nest a group") {
@@ -335,12 +324,13 @@ TEST_CASE("cgroup: kill -9 of the launcher leaves no daemon in a nested group an
     ::execl(launcher.c_str(), launcher.c_str(), plan.c_str(), "--", "/usr/bin/sh", "-c", script.c_str(), nullptr);
     _exit(127);
   }
-  const std::string run_group = "/aasm-" + std::to_string(pid);
   std::vector<pid_t> daemon;
   for (int i = 0; i < 150 && (daemon.empty() || read_file(report) != NestedRun::kReport); ++i) {
     daemon = sleepers_with(nested.marker);
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
+  const std::string run_group = run_group_of(nested.pids_root, pid);
+  REQUIRE_MESSAGE(!run_group.empty(), "no group of launcher ", pid, " beneath ", nested.pids_root);
   // Control: the daemon lives in the nested groups, which the run's own
   // cgroup.procs do not list; left alone, it and the groups stay.
   REQUIRE_MESSAGE(daemon.size() == 1, "the daemon never started");

@@ -1,5 +1,6 @@
 #include "harness.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <poll.h>
@@ -31,6 +32,7 @@ namespace {
 // then reaps it.
 Run collect(pid_t pid, int out_read, int err_read) {
   Run result;
+  result.pid = pid;
   pollfd fds[2] = {{out_read, POLLIN, 0}, {err_read, POLLIN, 0}};
   std::string* sinks[2] = {&result.out, &result.err};
   int open_pipes = 2;
@@ -185,10 +187,40 @@ std::string compile_spec(const TempDir& dir, const std::string& name, const std:
                       "apiVersion: aasm.dev/v1\nkind: Policy\nmetadata: {name: " + name + ", tier: agent}\nspec:\n" + spec);
 }
 
+std::string own_v1_cgroup(const std::string& controller) {
+  std::ifstream in("/proc/self/cgroup");
+  for (std::string line; std::getline(in, line);) {
+    const size_t first = line.find(':'), second = line.find(':', first + 1);
+    if (line.substr(first + 1, second - first - 1) != controller) continue;
+    const std::string path = line.substr(second + 1);
+    return "/sys/fs/cgroup/" + controller + (path == "/" ? "" : path);
+  }
+  return "";
+}
+
+std::string run_group_of(const std::string& root, pid_t launcher) {
+  const std::string prefix = "aasm-" + std::to_string(launcher) + "-";
+  DIR* dir = ::opendir(root.c_str());
+  if (!dir) return "";
+  std::string found;
+  while (const dirent* entry = ::readdir(dir))
+    if (std::string_view(entry->d_name).starts_with(prefix)) found = std::string("/") + entry->d_name;
+  ::closedir(dir);
+  return found;
+}
+
 Run launch(const std::string& plan, const std::vector<std::string>& command) {
   std::vector<std::string> argv = {binary("AASM_LAUNCH"), plan, "--"};
   argv.insert(argv.end(), command.begin(), command.end());
-  return run(argv);
+  Run r = run(argv);
+  // Whatever the run's end, refusals included, its groups went with it (the
+  // pids hierarchy holds every v1 run's group).
+  static const std::string pids_root = own_v1_cgroup("pids");
+  if (!pids_root.empty()) {
+    const std::string left = run_group_of(pids_root, r.pid);
+    CHECK_MESSAGE(left.empty(), "the launcher left its cgroup ", pids_root, left, " behind");
+  }
+  return r;
 }
 
 Run probe(const std::string& plan, const std::vector<std::string>& args) {

@@ -15,11 +15,21 @@ namespace aasm::ktest {
 
 // The outcome of one process: exit_code when it exited, signal when killed.
 struct Run {
+  pid_t pid = -1;  // the process run (for a launch: the launcher)
   int exit_code = -1;
   int signal = 0;
   std::string out;
   std::string err;
 };
+
+// This process's cgroup directory in the v1 hierarchy of `controller`, from
+// /proc/self/cgroup (a launcher it starts is in the same one); empty when
+// there is no such hierarchy.
+std::string own_v1_cgroup(const std::string& controller);
+
+// The run's group a launcher made beneath `root` (cgroup::unique_run_name():
+// "aasm-<its pid>-<random>"), as "/name"; empty when there is none.
+std::string run_group_of(const std::string& root, pid_t launcher);
 
 // A binary's path from the environment meson test sets (AASMC, ...).
 std::string binary(const char* variable);
@@ -74,6 +84,7 @@ std::string compile(const TempDir& dir, const Policy& policy, const std::string&
 std::string compile_spec(const TempDir& dir, const std::string& name, const std::string& spec);
 
 // aasm-launch PLAN -- COMMAND...
+// Also checks that the launcher left no cgroup of its run behind.
 Run launch(const std::string& plan, const std::vector<std::string>& command);
 // aasm-launch PLAN -- aasm-probe ARGS...
 Run probe(const std::string& plan, const std::vector<std::string>& args);

@@ -78,15 +78,10 @@ class DelegatedCgroup {
   explicit DelegatedCgroup(uid_t uid) {
     static int serials = 0;
     const int serial = ++serials;
-    std::ifstream self("/proc/self/cgroup");
-    for (std::string line; std::getline(self, line);) {
-      const auto first = line.find(':'), second = line.find(':', first + 1);
-      const std::string controllers = line.substr(first + 1, second - first - 1);
-      if (controllers != "memory" && controllers != "pids" && controllers != "freezer") continue;
-      std::string own = line.substr(second + 1);
-      if (own == "/") own.clear();
-      const std::string dir = "/sys/fs/cgroup/" + controllers + own + "/aasm-real-work-" + std::to_string(::getpid()) +
-                              "-" + std::to_string(serial);
+    for (const char* controller : {"memory", "pids", "freezer"}) {
+      const std::string own = own_v1_cgroup(controller);
+      if (own.empty()) continue;
+      const std::string dir = own + "/aasm-real-work-" + std::to_string(::getpid()) + "-" + std::to_string(serial);
       REQUIRE_MESSAGE(::mkdir(dir.c_str(), 0755) == 0, dir, ": ", std::strerror(errno));
       dirs_.push_back(dir);
       for (const std::string& f : {dir, dir + "/cgroup.procs", dir + "/tasks"})

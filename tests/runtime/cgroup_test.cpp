@@ -301,6 +301,19 @@ TEST_CASE("cgroup: the run's groups are created beneath the launcher's own cgrou
   CHECK(group.cleanup().complete);
 }
 
+// A group left by a launcher killed with its janitor must not refuse the
+// next launcher given the same pid (a CI run met exactly that once pids
+// wrapped): the name has a random part beside the pid.
+TEST_CASE("cgroup: two runs of one pid get different group names, each naming the pid") {
+  const std::string first = cgroup::unique_run_name(), second = cgroup::unique_run_name();
+  const std::string prefix = "aasm-" + std::to_string(::getpid()) + "-";
+  CHECK(first.rfind(prefix, 0) == 0);
+  CHECK(second.rfind(prefix, 0) == 0);
+  CHECK(first.size() == prefix.size() + 16);
+  CHECK(first != second);
+  CHECK(first.find('/') == std::string::npos);
+}
+
 TEST_CASE("cgroup: a name that exists, or is not one path component, is refused and nothing is left behind") {
   if (!privileged()) return;
   const std::string name = unique_name("twice");
