@@ -14,7 +14,8 @@
 namespace aasm::cgroup {
 
 // The controllers a run may ask for, and freezer, which v1 cleanup uses to
-// stop a tree from forking while it is being killed.
+// stop a tree from forking while it is being killed where no pids
+// hierarchy is usable.
 inline constexpr const char* kMemory = "memory";
 inline constexpr const char* kPids = "pids";
 inline constexpr const char* kCpu = "cpu";

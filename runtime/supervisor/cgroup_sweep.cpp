@@ -264,9 +264,15 @@ class Sweep {
       if (dir.set(targets_.groups[0].dir)) write_value_in(dir, "cgroup.kill", "1");
       return false;
     }
+    Path dir;
+    // pids.max = 0 counts the whole tree, nested groups included: no task
+    // in it can fork any more, and the next pass finds every task.
+    if (const Targets::Group* pids = group_of("pids")) {
+      if (dir.set(pids->dir)) write_value_in(dir, "pids.max", "0");
+      return false;
+    }
     const Targets::Group* freezer = group_of("freezer");
     if (!freezer) return false;
-    Path dir;
     if (!dir.set(freezer->dir) || write_value_in(dir, "freezer.state", "FROZEN") != 0) return false;
     // The kernel freezes the tree asynchronously; the kills are queued
     // either way, but a task still forking would add one to find.

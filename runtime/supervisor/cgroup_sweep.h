@@ -13,9 +13,10 @@
 //      rule 1 (the usual end of a run), each group is removed at once:
 //      the kernel refuses to remove a group with a task or a subgroup, and
 //      a group it refuses goes through the rules from 1;
-//   3. if not, stop new tasks, once: on v2, cgroup.kill; on v1, freeze the
-//      freezer group (a frozen tree cannot fork, so the next pass finds
-//      every task), kill as in 1, thaw, and the kills land;
+//   3. if not, stop new tasks, once: on v2, cgroup.kill; on v1, pids.max = 0
+//      in the pids group (hierarchical: no task of the tree can fork, so
+//      the next pass finds every task), or, without a pids group, freeze
+//      the freezer group, kill as in 1, thaw, and the kills land;
 //   4. repeat 1-2 until the groups are proven empty or time is up;
 //   5. remove every directory, deepest first, EBUSY retried.
 //
