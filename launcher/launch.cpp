@@ -467,8 +467,10 @@ int launch(const LaunchRequest& request) {
                  ending_description(supervised.ending, limits).c_str());
   for (const std::string& event : run_report.events)
     std::fprintf(stderr, "aasm-launch: note: %s\n", event.c_str());
+  // A command that failed on its own may have met a denial nobody saw; a run
+  // the supervisor ended says why already.
   // TODO(issue 14, lane A): the --denials report prints these.
-  if (code != 0)
+  if (code != 0 && supervised.ending == Ending::kExited && ChildStage(report->stage.load()) == ChildStage::kNone)
     for (const std::string& unseen : launch_report.denials_unseen) std::fprintf(stderr, "aasm-launch: note: %s\n", unseen.c_str());
   if (!run_report.cleanup_complete) {
     std::fprintf(stderr, "aasm-launch: error: cleanup incomplete: %s\n", run_report.cleanup.c_str());

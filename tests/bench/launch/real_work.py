@@ -24,6 +24,9 @@ under five variants:
   bwrap       bwrap --unshare-user --unshare-pid with the view's binds
               (bench-view-cost --bwrap-argv DIR, its own bwrap variant)
 
+and, asked for with --variants, `explain`: the landlock variant under
+aasm-launch --explain (the tracer of the failing calls, docs/cli.md).
+
 Each round runs every (workload, variant) once in a shuffled order (fixed
 seed), after one warm-up round; then the median per pair and its ratio to
 bare. The generated trees live in WORKDIR (default /var/tmp/aasm-real-work,
@@ -58,6 +61,7 @@ VIEW = """  resources: {tmp_size: 64Mi}
 TREE_DIRS, TREE_FILES = 150, 100
 C_FILES = 24
 VARIANTS = ["bare", "landlock", "view only", "both", "bwrap"]
+OPTIONAL_VARIANTS = ["explain"]
 
 
 def make_tree(path):
@@ -104,6 +108,8 @@ def main():
     parser.add_argument("view_cost")
     parser.add_argument("--rounds", type=int, default=21)
     parser.add_argument("--workdir", default="/var/tmp/aasm-real-work")
+    parser.add_argument("--variants", default=",".join(VARIANTS),
+                        help="comma-separated, bare first: " + ", ".join(VARIANTS + OPTIONAL_VARIANTS))
     args = parser.parse_args()
     # The commands run in the workloads' directories: absolute paths.
     args.aasmc, args.aasm_launch, args.view_cost = map(os.path.abspath, (args.aasmc, args.aasm_launch, args.view_cost))
@@ -116,7 +122,9 @@ def main():
         "git status": (tree, ["/usr/bin/git", "status", "--porcelain"]),
         "make -j2": (project, ["/usr/bin/make", "-s", "-B", "-j2"]),
     }
-    variants = [v for v in VARIANTS if v != "bwrap" or shutil.which("bwrap")]
+    variants = [v for v in args.variants.split(",") if v != "bwrap" or shutil.which("bwrap")]
+    if variants[0] != "bare" or any(v not in VARIANTS + OPTIONAL_VARIANTS for v in variants):
+        sys.exit(f"real_work: --variants {args.variants}: bare first, then of " + ", ".join(VARIANTS[1:] + OPTIONAL_VARIANTS))
     if "bwrap" not in variants:
         print("bwrap: not found along $PATH, its variant skipped")
     # bwrap's binds are bench-view-cost's, for each workload's directory.
@@ -139,6 +147,8 @@ def main():
             return cmd
         if variant in ("landlock", "both"):
             return [args.aasm_launch, plans[name, variant], "--"] + cmd
+        if variant == "explain":
+            return [args.aasm_launch, "--explain", plans[name, "landlock"], "--"] + cmd
         if variant == "view only":
             return [args.view_cost, "--launch", cwd, "--"] + cmd
         return bwrap[name] + ["--chdir", cwd] + cmd
