@@ -8,13 +8,7 @@
 //
 // Safety: paths in the test's temp dirs, TCP on 127.0.0.1 only, abstract
 // socket names and signalled pids the test owns.
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
-
-#include <atomic>
-#include <cstddef>
-#include <cstring>
 
 #include "fixtures.h"
 #include "harness.h"
@@ -31,22 +25,6 @@ Run explain(const std::string& plan, const std::vector<std::string>& args) {
   return run(argv);
 }
 
-// The trees: in/ read-only, rw/ writable, secret/ in no list.
-struct Trees {
-  TempDir dir;
-  const std::string in = dir / "in";
-  const std::string rw = dir / "rw";
-  const std::string secret = dir / "secret";
-
-  Trees() {
-    for (const std::string& d : {in, rw, secret}) make_dir(d);
-    write_file(in + "/file", "inside\n");
-    write_file(secret + "/file", "outside\n");
-  }
-  std::string plan() const { return compile_spec(dir, "trees", Fs{{in, rw}, {rw}, {}}.yaml()); }
-  // Everything the ops here touch, readable, writable and executable.
-  std::string open_plan() const { return compile_spec(dir, "open", Fs{{dir.path()}, {dir.path()}, {dir.path()}}.yaml()); }
-};
 
 std::string line_for(const std::string& call, const std::string& what, const std::string& rights, const std::string& error) {
   return "explain: Landlock refused " + call + " " + what + ": needs " + rights + "; " + error + ", 1 time(s), seen by the tracer";
@@ -64,21 +42,6 @@ void check_nothing_explained(const Run& r) {
   CHECK_RUN(r, 0, "OK\n");
   CHECK_FALSE(contains(r.err, "explain:"));
 }
-
-struct AbstractListener {
-  std::string name;
-  Socket socket{::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)};
-  AbstractListener() {
-    static std::atomic<int> counter{0};
-    name = "aasm-kt-explain-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
-    sockaddr_un a{};
-    a.sun_family = AF_UNIX;
-    std::memcpy(a.sun_path + 1, name.data(), name.size());
-    const socklen_t length = socklen_t(offsetof(sockaddr_un, sun_path) + 1 + name.size());
-    REQUIRE(::bind(socket.fd(), reinterpret_cast<const sockaddr*>(&a), length) == 0);
-    REQUIRE(::listen(socket.fd(), 4) == 0);
-  }
-};
 
 }  // namespace
 
