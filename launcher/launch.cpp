@@ -23,6 +23,7 @@
 #include "preparation.h"
 #include "receipt_builder.h"
 #include "self_checks.h"
+#include "kernel/arch.h"
 #include "kernel/capabilities.h"
 #include "kernel/descriptors.h"
 #include "kernel/rlimits.h"
@@ -36,6 +37,9 @@
 #include "kernel/signals.h"
 #include "kernel/spawn.h"
 #include "supervisor/cgroup.h"
+#include "supervisor/denials.h"
+#include "supervisor/explain_tracer.h"
+#include "supervisor/landlock_audit.h"
 #include "supervisor/janitor.h"
 #include "supervisor/supervise.h"
 
@@ -209,7 +213,8 @@ void build_view(const Prepared& prepared, ChildReport* report) {
   report->done.fetch_or(kCapabilitiesDropped);
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) child_fail(report, ChildStage::kNoNewPrivs, errno);
   if (prepared.ruleset_fd >= 0) {
-    if (int error = landlock::restrict_self(prepared.ruleset_fd)) child_fail(report, ChildStage::kLandlock, error);
+    if (int error = landlock::restrict_self(prepared.ruleset_fd, prepared.restrict_flags))
+      child_fail(report, ChildStage::kLandlock, error);
     report->done.fetch_or(kLandlockRestricted);
     ::close(prepared.ruleset_fd);
     run_self_checks(prepared, report, io);
@@ -226,6 +231,10 @@ void build_view(const Prepared& prepared, ChildReport* report) {
   if (int error = signals::reset_to_default(io.ignored_signals)) child_fail(report, ChildStage::kSignals, error);
   ::sigprocmask(SIG_SETMASK, &io.original_mask, nullptr);
   if (io.connect_handoff >= 0) hand_over_connect_listener(prepared, report, io.connect_handoff);
+  // Before the plan's filters, which need not allow seccomp(); the
+  // supervisor is this process's tracer already (kernel/spawn.h).
+  if (prepared.trace_filter)
+    if (int error = seccomp::install(*prepared.trace_filter)) child_fail(report, ChildStage::kSeccomp, error);
   // The filters last: nothing after them needs a system call but execve.
   for (seccomp::PreparedFilter& filter : prepared.filters)
     if (int error = seccomp::install(filter)) child_fail(report, ChildStage::kSeccomp, error);
@@ -365,10 +374,14 @@ int launch(const LaunchRequest& request) {
   }
   // SIGINT, SIGTERM and SIGHUP are forwarded to the command: blocked here,
   // read from a signalfd by the supervision loop, restored in the child.
-  sigset_t forwarded;
+  // The tracer learns of its tracees' stops from SIGCHLD, read from a
+  // signalfd of its own.
+  sigset_t forwarded, blocked;
   sigemptyset(&forwarded);
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&forwarded, sig);
-  ::sigprocmask(SIG_BLOCK, &forwarded, &io.original_mask);
+  blocked = forwarded;
+  if (request.explain) sigaddset(&blocked, SIGCHLD);
+  ::sigprocmask(SIG_BLOCK, &blocked, &io.original_mask);
   const int signal_fd = ::signalfd(-1, &forwarded, SFD_CLOEXEC);
   if (signal_fd < 0) return abandon(std::string("signalfd: ") + std::strerror(errno));
   int handoff[2] = {-1, -1};
@@ -385,7 +398,20 @@ int launch(const LaunchRequest& request) {
   std::optional<Result<Janitor>> janitor;
   static const cgroup::sweep::Targets no_cgroup{};
   const cgroup::sweep::Targets& cgroups = prepared->cgroup ? prepared->cgroup->sweep_targets() : no_cgroup;
-  const pid_t child = spawn::start({namespaces::clone_flags(fresh), cgroup_v2_fd, Janitor::pid_slot()}, child_entry,
+  // How the run's Landlock denials become known: the tracer, or Landlock's
+  // audit records where the host delivers them, or, said, not at all.
+  static const plan::LandlockRuleset no_ruleset{};
+  const bool landlock_applies = prepared->negotiation && prepared->negotiation->applies;
+  const plan::LandlockRuleset& effective = landlock_applies ? prepared->negotiation->effective : no_ruleset;
+  if (request.explain) prepared->trace_filter = explain::trace_filter(kNativeAuditArch);
+  landlock_audit::Subscription audit;
+  if (landlock_applies && !request.explain) {
+    audit = landlock_audit::subscribe(launch_report.host.landlock.abi);
+    if (audit.fd >= 0) prepared->restrict_flags = landlock_audit::restrict_flags();
+    else launch_report.denials_unseen.push_back(landlock_audit::unseen_sentence(audit.unavailable));
+  }
+  const unsigned trace_options = request.explain ? explain::trace_options() : 0;
+  const pid_t child = spawn::start({namespaces::clone_flags(fresh), cgroup_v2_fd, Janitor::pid_slot(), trace_options}, child_entry,
                                    &start, [&] {
                                      io.ignored_signals = signals::ignored();
                                      janitor.emplace(Janitor::start(cgroups));
@@ -411,9 +437,15 @@ int launch(const LaunchRequest& request) {
   // Sent before exec, which clone returned after (kernel/spawn.h).
   const int connect_listener = handoff[0] >= 0 ? seccomp::receive_descriptor(handoff[0]) : -1;
   if (handoff[0] >= 0) ::close(handoff[0]);
+  denials::Log denials;
+  std::optional<explain::Tracer> tracer;
+  if (request.explain) tracer.emplace(child, effective, denials);
+  std::optional<landlock_audit::Reader> audit_reader;
+  if (audit.fd >= 0) audit_reader.emplace(audit.fd, child, denials);
   const SupervisionResult supervised =
       supervise({child, pidfd, out_pipe[0], err_pipe[0], signal_fd, connect_listener,
-                 connect_listener >= 0 ? &*prepared->connect_answers : nullptr},
+                 connect_listener >= 0 ? &*prepared->connect_answers : nullptr, &denials, tracer ? &*tracer : nullptr,
+                 audit_reader ? &*audit_reader : nullptr},
                 limits, kill_tree);
   if (connect_listener >= 0) ::close(connect_listener);
   ::close(pidfd);
@@ -424,6 +456,9 @@ int launch(const LaunchRequest& request) {
   RunReport run_report = finish_cgroup(*prepared);
   if (prepared->connect_answers)
     for (std::string& line : prepared->connect_answers->summary()) run_report.events.push_back(std::move(line));
+  if (audit.fd >= 0) ::close(audit.fd);
+  if (request.explain || audit_reader)
+    for (std::string& line : explain::denial_lines(denials)) run_report.events.push_back(std::move(line));
   (*janitor)->release();
   const int status = supervised.status;
   int code = WIFSIGNALED(status) ? exit_code::kSignalBase + WTERMSIG(status) : WEXITSTATUS(status);
@@ -432,6 +467,11 @@ int launch(const LaunchRequest& request) {
                  ending_description(supervised.ending, limits).c_str());
   for (const std::string& event : run_report.events)
     std::fprintf(stderr, "aasm-launch: note: %s\n", event.c_str());
+  // A command that failed on its own may have met a denial nobody saw; a run
+  // the supervisor ended says why already.
+  // TODO(issue 14, lane A): the --denials report prints these.
+  if (code != 0 && supervised.ending == Ending::kExited && ChildStage(report->stage.load()) == ChildStage::kNone)
+    for (const std::string& unseen : launch_report.denials_unseen) std::fprintf(stderr, "aasm-launch: note: %s\n", unseen.c_str());
   if (!run_report.cleanup_complete) {
     std::fprintf(stderr, "aasm-launch: error: cleanup incomplete: %s\n", run_report.cleanup.c_str());
     if (code == 0) code = exit_code::kLauncherError;

@@ -13,6 +13,7 @@ struct LaunchRequest {
   std::optional<std::string> expect_digest;  // hex SHA-256 the plan must have
   std::optional<std::string> receipt_path;   // where to write the receipt (docs/receipts.md)
   std::vector<std::string> command;          // argv of the confined command
+  bool explain = false;                      // --explain: trace the tree's failing calls (supervisor/explain_tracer.h)
 };
 
 // Runs the command under the plan; returns the launcher's exit code. Errors

@@ -10,12 +10,14 @@
 namespace {
 
 constexpr const char* kUsage =
-    "usage: aasm-launch [--expect-digest SHA256] [--receipt FILE] PLAN -- COMMAND [ARG...]\n"
+    "usage: aasm-launch [--expect-digest SHA256] [--receipt FILE] [--explain] PLAN -- COMMAND [ARG...]\n"
     "       aasm-launch --dry-run [--expect-digest SHA256] PLAN\n"
     "\n"
     "Runs COMMAND confined by the precompiled PLAN (from `aasmc compile`).\n"
     "--dry-run prints what this host would enforce, control by control, and\n"
     "exits 125 when the launch would be refused, without running anything.\n"
+    "--explain traces the command's failing filesystem and network calls\n"
+    "(ptrace; slower) and reports the Landlock denials among them.\n"
     "Exit status: the command's own; 125 launcher or plan error; 126 cannot\n"
     "execute; 127 not found; 128+N killed by signal N.\n";
 
@@ -46,6 +48,10 @@ int main(int argc, char** argv) {
     }
     if (arg == "--dry-run") {
       dry = true;
+      continue;
+    }
+    if (arg == "--explain") {
+      request.explain = true;
       continue;
     }
     if (arg == "--receipt") {

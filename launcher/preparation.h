@@ -41,6 +41,8 @@ struct Prepared {
   std::vector<seccomp::PreparedFilter> filters;  // in install order: rule filters, the main one last
   std::optional<ConnectAnswers> connect_answers;  // set when the ruleset applied here handles TCP connect
   seccomp::PreparedFilter connect_notifier;       // hands connect() to the supervisor, for those answers
+  std::optional<seccomp::PreparedFilter> trace_filter;  // --explain: stops the traced calls for the tracer
+  uint32_t restrict_flags = 0;  // landlock_restrict_self's: audit records after exec, where they can be read
   std::optional<mount_view::Prepared> view;       // the filesystem view's steps, built in the child
   // Rules for the view's own filesystems, opened in the child after the
   // build (a rule on the host's /tmp does not cover the view's /tmp).

@@ -74,6 +74,10 @@ ALLOWED = {
     ("runtime/kernel/mount_view*.cpp", "mount"): "the mount(2) step of the filesystem view, in its messages",
     # Prose that says what a number is.
     ("runtime/supervisor/cgroup*.cpp", "pid"): "a process id in a cgroup's leftover list",
+    ("runtime/supervisor/explain_tracer.cpp", "truncate"): "the truncate(2) syscall, a row of the --explain tracer's table",
+    ("runtime/supervisor/explain_tracer.cpp", "pid"): "the process id a refused signal was sent to",
+    ("runtime/supervisor/landlock_audit.cpp", "pid"): "the pid= field of Landlock's audit records (the kernel's)",
+    ("runtime/supervisor/landlock_audit.cpp", "net"): "the net. prefix of an audit record's blockers (the kernel's)",
     # aasmc show's label of the plan's namespaces field, followed by their names.
     ("compiler/driver/show.cpp", "namespaces"): "a label of the plan's field, not the report's control",
     # The two tables that share the word ipc: a namespace and a domain.

@@ -66,8 +66,8 @@ Status add_net_rule(int ruleset_fd, uint16_t port, uint64_t access) {
   return Ok{};
 }
 
-int restrict_self(int ruleset_fd) {
-  return ::syscall(kSysRestrictSelf, ruleset_fd, 0) == 0 ? 0 : errno;
+int restrict_self(int ruleset_fd, uint32_t flags) {
+  return ::syscall(kSysRestrictSelf, ruleset_fd, flags) == 0 ? 0 : errno;
 }
 
 }  // namespace aasm::landlock

@@ -37,7 +37,8 @@ int add_directory_rule(int ruleset_fd, const char* path, uint64_t access);
 Status add_net_rule(int ruleset_fd, uint16_t port, uint64_t access);
 
 // Enforces the ruleset on the calling thread. Needs no_new_privs (or
-// CAP_SYS_ADMIN). Returns errno on failure; async-signal-safe.
-int restrict_self(int ruleset_fd);
+// CAP_SYS_ADMIN). `flags`: landlock_restrict_self's (landlock_uapi.h).
+// Returns errno on failure; async-signal-safe.
+int restrict_self(int ruleset_fd, uint32_t flags = 0);
 
 }  // namespace aasm::landlock

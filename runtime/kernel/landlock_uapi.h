@@ -35,6 +35,11 @@ inline constexpr uint32_t kCreateRulesetVersion = 1u << 0;
 inline constexpr uint32_t kCreateRulesetErrata = 1u << 1;
 inline constexpr int kErrataAbi = 7;  // the first ABI that understands kCreateRulesetErrata
 
+// landlock_restrict_self flags (ABI 7): the domain's denials are audited
+// after an exec too (by default only until the next one).
+inline constexpr uint32_t kRestrictSelfLogNewExecOn = 1u << 1;
+inline constexpr int kLogAbi = 7;  // the first ABI that writes audit records
+
 // The rights, named as the kernel names them, from their one table
 // (kernel/landlock_rights.def).
 namespace fs {

@@ -4,12 +4,16 @@
 #include <linux/sched.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
+#include <new>
 
 #include "kernel/raw_syscall.h"
 
@@ -22,8 +26,10 @@ constexpr size_t kStackBytes = 128 * 1024;
 alignas(64) char g_child_stack[kStackBytes];
 
 // 1 once `alongside` is done (the child may exec); the kernel's word,
-// nonzero until the child has exec'd or exited.
-std::atomic<uint32_t> g_go{0};
+// nonzero until the child has exec'd or exited. A traced clone3 child is a
+// copy of this memory: its go word is then on a shared page.
+std::atomic<uint32_t> g_go_here{0};
+std::atomic<uint32_t>* g_go = &g_go_here;
 std::atomic<int32_t> g_child_running{0};
 
 void futex_wait(void* word, uint32_t value) {
@@ -32,30 +38,73 @@ void futex_wait(void* word, uint32_t value) {
 
 void futex_wake(void* word) { raw::syscall4(SYS_futex, long(word), FUTEX_WAKE, 1, 0); }
 
+// Lets every stop of the traced child go on until it has exec'd or ended
+// (spawn.h). An end is only looked at (WNOWAIT): the caller reaps it.
+void follow_until_exec(pid_t pid) {
+  for (;;) {
+    siginfo_t info{};
+    if (::waitid(P_PID, id_t(pid), &info, WEXITED | WSTOPPED | __WALL | WNOWAIT) != 0) {
+      if (errno == EINTR) continue;
+      return;
+    }
+    if (info.si_code == CLD_EXITED || info.si_code == CLD_KILLED || info.si_code == CLD_DUMPED) return;
+    int status = 0;
+    if (::waitpid(pid, &status, __WALL) != pid) return;
+    const int event = status >> 16;
+    // A signal stop gets its signal delivered; the seccomp stop of its own
+    // execve and the seize's first stop simply go on.
+    const int signal = event == 0 && WSTOPSIG(status) != (SIGTRAP | 0x80) ? WSTOPSIG(status) : 0;
+    ::ptrace(PTRACE_CONT, pid, nullptr, reinterpret_cast<void*>(long(signal)));
+    if (event == PTRACE_EVENT_EXEC) return;
+  }
+}
+
+int seize(pid_t pid, unsigned options) {
+  if (::ptrace(PTRACE_SEIZE, pid, nullptr, reinterpret_cast<void*>(long(options))) == 0) return 0;
+  const int error = errno;
+  raw::syscall4(SYS_kill, pid, SIGKILL);
+  return error;
+}
+
 pid_t start_sharing_memory(const Options& options, int (*child)(void*), void* argument,
                            const std::function<bool()>& alongside) {
-  g_go.store(0);
+  g_go = &g_go_here;
+  g_go->store(0);
   g_child_running.store(1);
   int flags = CLONE_VM | CLONE_CHILD_CLEARTID | SIGCHLD | options.namespaces;
   if (options.pid_slot) flags |= CLONE_PARENT_SETTID;
   const pid_t pid = ::clone(child, g_child_stack + sizeof g_child_stack, flags, argument, options.pid_slot, nullptr,
                             reinterpret_cast<pid_t*>(&g_child_running));
   if (pid < 0) return -errno;
-  const bool go = alongside();
+  const int seized = options.trace_options ? seize(pid, options.trace_options) : 0;
+  const bool go = seized == 0 && alongside();
   if (!go) raw::syscall4(SYS_kill, pid, SIGKILL);
-  g_go.store(1);
-  futex_wake(&g_go);
-  // Cleared (and woken) by the kernel when the child execs or exits.
-  for (int32_t running; (running = g_child_running.load()) != 0;) futex_wait(&g_child_running, uint32_t(running));
+  g_go->store(1);
+  futex_wake(g_go);
+  if (options.trace_options && seized == 0) {
+    follow_until_exec(pid);
+  } else {
+    // Cleared (and woken) by the kernel when the child execs or exits.
+    for (int32_t running; (running = g_child_running.load()) != 0;) futex_wait(&g_child_running, uint32_t(running));
+  }
+  if (seized) return -seized;
   return go ? pid : -ECANCELED;
 }
 
 pid_t start_into_cgroup(const Options& options, int (*child)(void*), void* argument,
                         const std::function<bool()>& alongside) {
   if (!alongside()) return -ECANCELED;
-  g_go.store(1);  // copied into the child's memory
+  const bool traced = options.trace_options != 0;
+  g_go = &g_go_here;
+  if (traced) {
+    void* page = ::mmap(nullptr, sizeof *g_go, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (page == MAP_FAILED) return -errno;
+    g_go = new (page) std::atomic<uint32_t>{0};
+  } else {
+    g_go->store(1);  // copied into the child's memory
+  }
   clone_args args{};
-  args.flags = CLONE_VFORK | CLONE_INTO_CGROUP | uint64_t(unsigned(options.namespaces));
+  args.flags = (traced ? 0 : CLONE_VFORK) | CLONE_INTO_CGROUP | uint64_t(unsigned(options.namespaces));
   if (options.pid_slot) {
     args.flags |= CLONE_PARENT_SETTID;
     args.parent_tid = uint64_t(uintptr_t(options.pid_slot));
@@ -65,6 +114,11 @@ pid_t start_into_cgroup(const Options& options, int (*child)(void*), void* argum
   const long pid = ::syscall(SYS_clone3, &args, sizeof args);
   if (pid < 0) return -errno;
   if (pid == 0) _exit(child(argument));  // a copy of this process, as after fork
+  if (!traced) return pid_t(pid);
+  if (int error = seize(pid_t(pid), options.trace_options)) return -error;
+  g_go->store(1);
+  futex_wake(g_go);
+  follow_until_exec(pid_t(pid));
   return pid_t(pid);
 }
 
@@ -81,7 +135,7 @@ pid_t start(const Options& options, int (*child)(void*), void* argument, const s
 }
 
 void await_supervisor() {
-  while (g_go.load() == 0) futex_wait(&g_go, 0);
+  while (g_go->load() == 0) futex_wait(g_go, 0);
 }
 
 int exec(const char* path, char* const argv[], char* const envp[]) {

@@ -23,6 +23,16 @@
 // In both, `namespaces` (CLONE_NEW* flags) are created with the child: a new
 // PID namespace makes it PID 1 there, and a new user namespace owns every
 // other namespace made in the same call.
+//
+// Traced (`trace_options`, for aasm-launch --explain): the supervisor
+// becomes the child's tracer (PTRACE_SEIZE) before the child may go on, so
+// before it installs anything that needs a tracer (a SECCOMP_RET_TRACE
+// filter answers ENOSYS without one). The clone3 child is then started
+// without CLONE_VFORK, which would keep the supervisor from seizing it, and
+// waits on a shared page instead. Its own calls until exec may stop for the
+// tracer (its execve is one), so instead of the futex the supervisor waits
+// by ptrace, letting each stop go on, until the exec (PTRACE_EVENT_EXEC) or
+// the child's end, which it leaves to be reaped by the caller.
 #pragma once
 
 #include <sys/types.h>
@@ -35,6 +45,7 @@ struct Options {
   int namespaces = 0;          // CLONE_NEW* flags
   int cgroup_v2_fd = -1;       // a cgroup v2 directory for CLONE_INTO_CGROUP; -1: none
   pid_t* pid_slot = nullptr;   // where the kernel stores the child's pid before it runs (CLONE_PARENT_SETTID)
+  unsigned trace_options = 0;  // nonzero: the supervisor traces the child, PTRACE_SEIZE with these PTRACE_O_* options
 };
 
 // Runs `child(argument)` in a new process, which must call

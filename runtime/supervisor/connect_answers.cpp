@@ -73,13 +73,23 @@ std::optional<uint16_t> ConnectAnswers::refused_port(const seccomp_notif& call) 
   return port;
 }
 
-void ConnectAnswers::answer_one(int listener) {
+void ConnectAnswers::answer_one(int listener, denials::Log* denials) {
   seccomp_notif call;
   if (!seccomp::receive_notification(listener, call)) return;
   const std::optional<uint16_t> port = refused_port(call);
   if (port && seccomp::still_waiting(listener, call.id)) {
     seccomp::answer_error(listener, call.id, ECONNREFUSED);
     ++refused_[*port];
+    if (denials) {
+      denials::Denial d;
+      d.layer = denials::Layer::kLandlockNet;
+      d.witness = denials::Witness::kListener;
+      d.syscall = int(call.data.nr);
+      d.error = ECONNREFUSED;
+      d.rights = landlock::net::kConnectTcp;
+      d.port = *port;
+      denials->add(std::move(d));
+    }
     return;
   }
   seccomp::answer_continue(listener, call.id);

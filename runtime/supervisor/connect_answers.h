@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "plan/plan.h"
+#include "supervisor/denials.h"
 
 namespace aasm {
 
@@ -29,8 +30,9 @@ class ConnectAnswers {
   // Only when `effective` (what this host applies) handles TCP connect.
   static std::optional<ConnectAnswers> for_ruleset(const plan::LandlockRuleset& effective);
 
-  // Answers the pending notification of `listener`, if any.
-  void answer_one(int listener);
+  // Answers the pending notification of `listener`, if any; a refusal is
+  // recorded in `denials` (when given) as Landlock's, seen by the listener.
+  void answer_one(int listener, denials::Log* denials = nullptr);
 
   // One line per refused port with its count, for the run's events.
   std::vector<std::string> summary() const;

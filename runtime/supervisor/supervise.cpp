@@ -1,6 +1,8 @@
 #include "supervisor/supervise.h"
 
 #include "supervisor/connect_answers.h"
+#include "supervisor/explain_tracer.h"
+#include "supervisor/landlock_audit.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -56,6 +58,10 @@ struct Stream {
   }
 };
 
+// Stops handled per round of the loop, between looks at the output and the
+// deadline.
+constexpr int kTracerBudget = 64;
+
 }  // namespace
 
 const char* ending_name(Ending ending) {
@@ -76,6 +82,7 @@ SupervisionResult supervise(const SupervisedChild& child, const SupervisionLimit
   const int64_t deadline = limits.wall_clock_seconds ? now_ms() + int64_t(*limits.wall_clock_seconds) * 1000 : -1;
   bool killed = false;
   int listener = child.connect_listener;
+  bool tracer_behind = false;  // stops left waiting by the last round's budget
   auto end_run = [&](Ending why) {
     if (killed) return;
     killed = true;
@@ -83,27 +90,38 @@ SupervisionResult supervise(const SupervisedChild& child, const SupervisionLimit
     kill_tree();
   };
   for (;;) {
-    pollfd fds[5] = {{child.pidfd, POLLIN, 0},
+    pollfd fds[7] = {{child.pidfd, POLLIN, 0},
                      {out.fd, POLLIN, 0},
                      {err.fd, POLLIN, 0},
                      {child.signal_fd, POLLIN, 0},
-                     {listener, POLLIN, 0}};
+                     {listener, POLLIN, 0},
+                     {child.tracer ? child.tracer->signal_fd() : -1, POLLIN, 0},
+                     {child.audit ? child.audit->fd() : -1, POLLIN, 0}};
     int timeout = -1;
     if (deadline >= 0 && !killed) timeout = int(std::max<int64_t>(0, deadline - now_ms()));
-    const int ready = ::poll(fds, 5, timeout);
+    if (tracer_behind) timeout = 0;
+    const int ready = ::poll(fds, 7, timeout);
     if (ready < 0 && errno != EINTR) break;
     if (deadline >= 0 && !killed && now_ms() >= deadline) end_run(Ending::kDeadline);
     if (fds[3].revents & POLLIN) {
       signalfd_siginfo info{};
       if (::read(child.signal_fd, &info, sizeof info) == ssize_t(sizeof info)) ::kill(child.pid, int(info.ssi_signo));
     }
-    if (fds[4].revents & POLLIN) child.connect_answers->answer_one(listener);
+    if ((fds[5].revents & POLLIN) || tracer_behind) tracer_behind = child.tracer->handle_pending(kTracerBudget);
+    if (fds[4].revents & POLLIN) child.connect_answers->answer_one(listener, child.denials);
+    if (fds[6].revents & POLLIN) child.audit->read_pending();
     if (fds[4].revents & (POLLHUP | POLLERR | POLLNVAL)) listener = -1;  // no task left that uses the filter
     if ((fds[1].revents & (POLLIN | POLLHUP)) && !out.relay()) end_run(Ending::kStdoutLimit);
     if ((fds[2].revents & (POLLIN | POLLHUP)) && !err.relay()) end_run(Ending::kStderrLimit);
     if (fds[0].revents & POLLIN) break;  // the command has exited
   }
-  while (::waitpid(child.pid, &result.status, 0) < 0 && errno == EINTR) {
+  if (child.audit) child.audit->read_pending();  // what came with the command's last calls
+  // The tracer waits for every task it traces: it may have reaped the command.
+  if (child.tracer && child.tracer->command_status()) {
+    result.status = *child.tracer->command_status();
+  } else {
+    while (::waitpid(child.pid, &result.status, 0) < 0 && errno == EINTR) {
+    }
   }
   // What the command wrote before it exited; a descendant that still holds
   // the pipe does not keep the supervisor waiting.

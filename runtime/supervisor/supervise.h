@@ -1,7 +1,7 @@
 // The supervisor's loop while the command runs: relay its output through
 // pipes counting bytes, enforce the wall-clock deadline and the output
 // limits, forward SIGINT/SIGTERM/SIGHUP, answer the connect() calls handed
-// to it, and notice the command's exit
+// to it, follow the --explain tracer's stops, and notice the command's exit
 // without waiting on descendants that keep a pipe open.
 #pragma once
 
@@ -14,6 +14,9 @@
 namespace aasm {
 
 class ConnectAnswers;
+namespace denials { class Log; }
+namespace explain { class Tracer; }
+namespace landlock_audit { class Reader; }
 
 struct SupervisionLimits {
   std::optional<uint64_t> wall_clock_seconds, stdout_bytes, stderr_bytes;
@@ -36,6 +39,9 @@ struct SupervisedChild {
   int signal_fd = -1;      // signalfd of SIGINT, SIGTERM, SIGHUP (blocked in the supervisor)
   int connect_listener = -1;              // seccomp listener for connect() (connect_answers.h)
   ConnectAnswers* connect_answers = nullptr;  // answers it; set with the listener
+  denials::Log* denials = nullptr;            // where observers record what was refused
+  explain::Tracer* tracer = nullptr;          // --explain: the tree's tracer, whose stops are handled here
+  landlock_audit::Reader* audit = nullptr;    // Landlock's audit records, where the host delivers them
 };
 
 // `kill_tree` ends the whole tree (the deadline, an output limit).

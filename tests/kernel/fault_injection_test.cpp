@@ -195,3 +195,39 @@ TEST_CASE("fault injection: without mount_setattr the filesystem view is refused
     CHECK_RUN(launch(degradable, false), 0, "");
   }
 }
+
+// A host without audit (socket(AF_NETLINK, ..., NETLINK_AUDIT) answered
+// EPROTONOSUPPORT, as a kernel built without CONFIG_AUDIT answers): a run
+// whose command failed says that its Landlock denials cannot be seen here,
+// why, and the two ways to see them (supervisor/landlock_audit.h).
+TEST_CASE("fault injection: without audit, a failed run says its Landlock denials are unseen and how to see them") {
+  TempDir dir, outside;
+  write_file(outside / "file", "outside\n");
+  const std::string plan = compile_spec(dir, "fs", filesystem(dir));
+  const std::string sentence =
+      "aasm-launch: note: Landlock denials: this host does not deliver Landlock audit records (no audit socket: "
+      "Protocol not supported, the kernel is built without CONFIG_AUDIT); run with --explain to trace them, or have "
+      "the host's administrator enable auditing (auditctl -e 1)\n";
+  const auto without_audit = [&](std::vector<std::string> options, const std::vector<std::string>& args) {
+    std::vector<std::string> argv = {fault_tool(), "socket=EPROTONOSUPPORT", binary("AASM_LAUNCH")};
+    argv.insert(argv.end(), options.begin(), options.end());
+    argv.insert(argv.end(), {plan, "--", binary("AASM_PROBE")});
+    argv.insert(argv.end(), args.begin(), args.end());
+    return run(argv);
+  };
+  const Run refused = without_audit({}, {"read", outside / "file"});
+  CHECK_RUN(refused, 1, "EACCES\n");
+  CHECK(contains(refused.err, sentence));
+
+  SUBCASE("control: with --explain the denial is traced and nothing is unseen") {
+    const Run traced = without_audit({"--explain"}, {"read", outside / "file"});
+    CHECK_RUN(traced, 1, "EACCES\n");
+    CHECK_FALSE(contains(traced.err, "Landlock denials: this host does not deliver"));
+    CHECK(contains(traced.err, "explain: Landlock refused openat " + outside / "file" + ": needs read_file"));
+  }
+  SUBCASE("control: a run that succeeds has nothing to explain") {
+    const Run fine = without_audit({}, {"write", dir / "marker"});
+    CHECK_RUN(fine, 0, "OK\n");
+    CHECK_FALSE(contains(fine.err, "Landlock denials"));
+  }
+}

@@ -43,42 +43,8 @@ std::string seccomp_only(const TempDir& dir) {
   return compile_spec(dir, "seccomp-only", "  syscalls:\n    deny: [\"@mount\"]\n  ipc:\n    signals: allow\n");
 }
 
-// The trees of the filesystem tests: in/ read-only, rw/ readable and
-// writable, secret/ in no allow-list.
-struct Trees {
-  TempDir dir;
-  const std::string in = dir / "in";
-  const std::string rw = dir / "rw";
-  const std::string secret = dir / "secret";
-
-  Trees() {
-    for (const std::string& d : {in, rw, rw + "/sub", secret}) make_dir(d);
-    write_file(in + "/file", "inside\n");
-    write_file(rw + "/file", "writable\n");
-    write_file(rw + "/sub/file", "moved\n");
-    write_file(secret + "/file", "outside\n");
-  }
-
-  Fs fs() const { return Fs{{in, rw}, {rw}, {}}; }
-  std::string plan(const std::string& name = "trees") const { return compile_spec(dir, name, fs().yaml()); }
-};
 
 
-// An abstract unix stream socket this test listens on, named uniquely.
-struct AbstractListener {
-  std::string name;
-  Socket socket{::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)};
-  AbstractListener() {
-    static std::atomic<int> counter{0};
-    name = "aasm-kt-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
-    sockaddr_un a{};
-    a.sun_family = AF_UNIX;
-    std::memcpy(a.sun_path + 1, name.data(), name.size());
-    const socklen_t length = socklen_t(offsetof(sockaddr_un, sun_path) + 1 + name.size());
-    REQUIRE(::bind(socket.fd(), reinterpret_cast<const sockaddr*>(&a), length) == 0);
-    REQUIRE(::listen(socket.fd(), 4) == 0);
-  }
-};
 
 
 }  // namespace

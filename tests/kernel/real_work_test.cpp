@@ -127,6 +127,7 @@ struct World {
   const std::string outside = base / "outside";
   uid_t uid;
   bool view;  // narrowed by the view tier; the workspace is a git repository
+  bool explain = false;  // the launches run under --explain
   std::string plan;
 
   World(const Profile& profile, uid_t user, bool with_view = false) : uid(user), view(with_view) {
@@ -171,7 +172,9 @@ Run in_world(const World& w, const std::vector<std::string>& command, bool sandb
   }
   for (const std::string& a : w.as_user()) argv.push_back(a);
   if (sandboxed) {
-    for (const std::string& a : {binary("AASM_LAUNCH"), w.plan, std::string("--")}) argv.push_back(a);
+    argv.push_back(binary("AASM_LAUNCH"));
+    if (w.explain) argv.push_back("--explain");
+    for (const std::string& a : {w.plan, std::string("--")}) argv.push_back(a);
   }
   argv.insert(argv.end(), command.begin(), command.end());
   return run(argv, w.ws);
@@ -477,8 +480,9 @@ void refusals(const Profile& profile, const World& w, const DelegatedCgroup* cgr
   }
 }
 
-void suite(const Profile& profile, uid_t uid, bool view = false) {
-  const World w(profile, uid, view);
+void suite(const Profile& profile, uid_t uid, bool view = false, bool explain = false) {
+  World w(profile, uid, view);
+  w.explain = explain;
   std::unique_ptr<DelegatedCgroup> cgroup;
   if (uid != 0 && profile.has_limits) cgroup = std::make_unique<DelegatedCgroup>(uid);
   SUBCASE("work") {
@@ -498,6 +502,9 @@ TEST_CASE("real work: ci-build, as root") { suite(kProfiles[2], 0); }
 TEST_CASE("real work: ci-build, as an unprivileged user") { suite(kProfiles[2], kNobody); }
 TEST_CASE("real work: replay, as root") { suite(kProfiles[3], 0); }
 TEST_CASE("real work: replay, as an unprivileged user") { suite(kProfiles[3], kNobody); }
+// The tracer changes no call's outcome: the same work passes under it.
+TEST_CASE("real work: coding-agent under --explain, as root") { suite(kProfiles[0], 0, false, true); }
+TEST_CASE("real work: coding-agent under --explain, as an unprivileged user") { suite(kProfiles[0], kNobody, false, true); }
 TEST_CASE("real work: coding-agent with the filesystem view, as root") { suite(kProfiles[0], 0, true); }
 TEST_CASE("real work: coding-agent with the filesystem view, as an unprivileged user") {
   suite(kProfiles[0], kNobody, true);

@@ -2,14 +2,17 @@
 //
 //   aasm-fault CALL=ERRNO[,CALL=ERRNO...] PROGRAM [ARG...]
 //
-// CALL is landlock_create_ruleset, mkdir, mkdirat or mount_setattr; ERRNO is ENOSYS,
-// EOPNOTSUPP, EACCES or EPERM. Sets no_new_privs, installs a seccomp filter
+// CALL is landlock_create_ruleset, mkdir, mkdirat, mount_setattr or socket; ERRNO is
+// ENOSYS, EOPNOTSUPP, EACCES, EPERM or EPROTONOSUPPORT. Sets no_new_privs, installs a seccomp filter
 // of its own that answers each CALL with its errno and allows every other
 // call, then execs PROGRAM (aasm-launch in tests/kernel/fault_injection_test.cpp).
 // To PROGRAM and everything it runs the kernel then looks like one without
 // Landlock (landlock_create_ruleset=ENOSYS: not built in; EOPNOTSUPP:
 // disabled at boot), one where no cgroup can be created (mkdir=EACCES), or
-// one older than Linux 5.12, which the filesystem view needs (mount_setattr=ENOSYS).
+// one older than Linux 5.12, which the filesystem view needs (mount_setattr=ENOSYS),
+// or one built without audit (socket=EPROTONOSUPPORT: the launcher's only
+// socket(2) is its audit socket, supervisor/landlock_audit.h; the command
+// given must open none).
 // The filter only takes a system call away: it cannot give PROGRAM anything
 // it would not have.
 #define _GNU_SOURCE
@@ -52,10 +55,12 @@ static const struct named kCalls[] = {
 #endif
     {"mkdirat", __NR_mkdirat},
     {"mount_setattr", __NR_mount_setattr},
+    {"socket", __NR_socket},
 };
 
 static const struct named kErrnos[] = {
-    {"ENOSYS", ENOSYS}, {"EOPNOTSUPP", EOPNOTSUPP}, {"EACCES", EACCES}, {"EPERM", EPERM}};
+    {"ENOSYS", ENOSYS}, {"EOPNOTSUPP", EOPNOTSUPP}, {"EACCES", EACCES}, {"EPERM", EPERM},
+    {"EPROTONOSUPPORT", EPROTONOSUPPORT}};
 
 static long lookup(const struct named* table, size_t count, const char* name, size_t length) {
   for (size_t i = 0; i < count; ++i)

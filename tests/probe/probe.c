@@ -1083,7 +1083,7 @@ static int usage(void) {
       "                | ok | unshare user|user-mount | setns-bad | memfd-exec sealed|plain execveat|proc\n"
       "                | unnamed-exec tmpfile|deleted DIR execveat|proc | fexec PATH\n"
       "                | danger NAME | own-filter-then-getppid | status OP ARGS... (the errno as exit status)\n"
-      "                | truncate PATH | open-trunc PATH | rename FROM TO | link FROM TO\n"
+      "                | truncate PATH | open-trunc PATH | create PATH | rename FROM TO | link FROM TO\n"
       "                | reopen-rw PATH | read-proc PID|parent|janitor FILE | ptrace-attach-parent | ptrace-attach PID\n"
       "                | tcp-connect PORT | tcp-bind PORT | udp-send PORT | netlink-socket\n"
       "                | tcp-connect-own-listener PORT | tcp-connect-race ALLOWED REFUSED COUNT\n"
@@ -1160,6 +1160,8 @@ int main(int argc, char** argv) {
   if (strcmp(op, "own-filter-then-getppid") == 0 && argc == 2) return op_own_filter_then_getppid();
   if (strcmp(op, "truncate") == 0 && argc == 3) return result(truncate(argv[2], 0));
   if (strcmp(op, "open-trunc") == 0 && argc == 3) return result(open(argv[2], O_RDONLY | O_TRUNC | O_CLOEXEC));
+  // A new regular file, nothing else asked: make_reg where Landlock handles it.
+  if (strcmp(op, "create") == 0 && argc == 3) return result(open(argv[2], O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
   if (strcmp(op, "rename") == 0 && argc == 4) return result(rename(argv[2], argv[3]));
   if (strcmp(op, "link") == 0 && argc == 4) return result(link(argv[2], argv[3]));
   if (strcmp(op, "reopen-rw") == 0 && argc == 3) return op_reopen_rw(argv[2]);
