@@ -6,6 +6,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -71,7 +72,12 @@ void print_paths(const plan::LandlockRuleset& ruleset) {
 // The filesystem view's mounts: the plan's trees and the view's own.
 void print_view(const LaunchReport& report) {
   if (report.view.empty()) return;
-  std::printf("filesystem view (the command's root: nothing else of the host exists there):\n");
+  const bool built = std::none_of(report.controls.begin(), report.controls.end(), [](const ControlReport& c) {
+    return c.control == Control::kFilesystemView && c.achievable == ControlLevel::kNotEnforced;
+  });
+  std::printf(built ? "filesystem view (the command's root: nothing else of the host exists there):\n"
+                    : "filesystem view: NOT built here (it degraded; the command sees the host's filesystem, "
+                      "confined by Landlock alone):\n");
   for (const ViewMount& m : report.view)
     std::printf("  %s: %s (%s)%s\n", m.path.c_str(), m.what.c_str(), m.options.c_str(),
                 m.status == "bound" ? "" : (", " + m.status).c_str());

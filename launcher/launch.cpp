@@ -303,14 +303,21 @@ void print_notes(const LaunchReport& report) {
                    control_level_name(c.achievable), c.why.c_str());
   for (const std::string& path : report.skipped_optional)
     std::fprintf(stderr, "aasm-launch: note: optional path '%s' does not exist here; its rule is skipped\n", path.c_str());
+  for (const std::string& path : report.skipped_protected)
+    std::fprintf(stderr,
+                 "aasm-launch: note: optional path '%s' does not exist here; it is not protected (the command could "
+                 "create it)\n",
+                 path.c_str());
 }
 
 // Why the command's process could not be created, with the remedy.
 std::string spawn_failure(uint32_t fresh, bool into_cgroup, int error) {
   std::string message = std::string(into_cgroup ? "clone3" : "clone") + ": " + std::strerror(error);
   if (fresh && (error == EPERM || error == EINVAL || error == ENOSPC || error == EUSERS))
-    message += " (isolation.namespaces: the kernel refused a new namespace; creating them needs root, or, for a "
-               "user namespace, user namespaces enabled (sysctl user.max_user_namespaces > 0))";
+    message += std::string(" (isolation.namespaces: the kernel refused a new namespace; creating them needs root") +
+               (fresh & plan::kNamespaceUser ? std::string(", or, for a user namespace: ") + namespaces::kUserNamespaceRemedy
+                                             : "") +
+               ")";
   else if (into_cgroup)
     message += " (resource: CLONE_INTO_CGROUP needs Linux 5.7 or later)";
   return message;

@@ -53,8 +53,11 @@ struct ViewMount {
   std::string path;     // "${CWD}/.git/hooks", "/proc"
   std::string what;     // "bind", "bind, protected", "proc", "tmpfs, 67108864 bytes"
   std::string options;  // "ro,nosuid,nodev,noexec"
-  std::string status;   // "bound", "skipped (optional, missing)"
+  std::string status;   // "bound", "skipped (optional, missing)", kViewNotBuilt, kViewNotProtected
 };
+// A mount's status where the view degraded, and a protected path's.
+inline constexpr char kViewNotBuilt[] = "not built (the view degraded)";
+inline constexpr char kViewNotProtected[] = "NOT protected (the view degraded)";
 
 // The first refusal, with the exit status it gives the launch.
 struct Refusal {
@@ -68,6 +71,7 @@ struct LaunchReport {
   std::vector<ControlReport> controls;  // in the order the preparation's steps found them
   std::vector<BoundPath> paths;         // the ruleset's paths as bound, for the receipt
   std::vector<std::string> skipped_optional;  // optional paths missing here
+  std::vector<std::string> skipped_protected;  // optional protected paths missing here: not protected
   std::vector<ViewMount> view;                // the filesystem view's mounts; empty without one
   std::optional<Refusal> refusal;       // a launch stops at it; a dry run reports on
   // One sentence per class of denial this run cannot see, and how to see it

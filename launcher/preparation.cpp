@@ -55,6 +55,10 @@ Status check_plan_shape(Preparation& p, const Inputs&) {
   return Ok{};
 }
 
+// Whether this launcher may create namespaces and mount in them without a
+// user namespace of its own.
+bool holds_sys_admin() { return capabilities::permitted() & (uint64_t(1) << CAP_SYS_ADMIN); }
+
 // Signals are scoped on every launch (docs/policy-language.md, spec.ipc): by
 // Landlock from ABI 6; below it, by a new PID namespace, in which the
 // supervisor, the janitor and the host's processes have no pid the command
@@ -65,7 +69,7 @@ bool scope_signals_by_pid_namespace(plan::Plan& plan, const landlock::AbiProbe& 
   if (!plan.landlock || !(plan.landlock->scoped & landlock::scope::kSignal) ||
       (landlock::scopes_for_abi(probe.abi) & landlock::scope::kSignal))
     return false;
-  if (!(capabilities::permitted() & (uint64_t(1) << CAP_SYS_ADMIN))) return false;
+  if (!holds_sys_admin()) return false;
   plan::LandlockRuleset& ruleset = *plan.landlock;
   ruleset.scoped &= ~landlock::scope::kSignal;
   for (plan::LandlockControl& control : ruleset.controls) control.scoped &= ~landlock::scope::kSignal;
@@ -165,20 +169,21 @@ Status bind_ruleset(Preparation& p, const Inputs& in) {
 // mount_view::prepare here, before the clone; the child only mounts.
 constexpr const char* kViewOwnFilesystems[] = {"/proc", "/tmp", "/dev/shm", "/dev/pts"};
 
-// Why this host cannot build a view, or "" when it can.
+// Why this host cannot build a view, or "" when it can. Without
+// CAP_SYS_ADMIN the child mounts in a user namespace of its own, which is
+// tried here for real, before anything runs: a sysctl, an AppArmor policy, a
+// container's seccomp filter or an exhausted count can each forbid it, and
+// only trying tells them all apart from a host that allows it.
 std::string view_unavailable() {
   if (raw::syscall6(SYS_mount_setattr, -1, long(""), 0, 0, 0) == -ENOSYS)
     return "the kernel has no mount_setattr (Linux 5.12 or later is needed)";
-  if (::geteuid() == 0) return "";
-  if (FILE* f = std::fopen("/proc/sys/user/max_user_namespaces", "r")) {
-    long count = -1;
-    const bool read = std::fscanf(f, "%ld", &count) == 1;
-    std::fclose(f);
-    if (read && count == 0)
-      return "user namespaces are disabled (user.max_user_namespaces = 0), and without root only a user namespace "
-             "lets aasm-launch mount; run it as root, or enable them";
-  }
-  return "";
+  if (holds_sys_admin()) return "";
+  const int error = namespaces::try_user_namespace(::geteuid(), ::getegid());
+  if (!error) return "";
+  const std::string setting = namespaces::user_namespace_restriction();
+  return std::string("without root (CAP_SYS_ADMIN) the view needs a user namespace, and this host refuses aasm-launch "
+                     "one (") +
+         std::strerror(error) + (setting.empty() ? "" : "; " + setting) + "); " + namespaces::kUserNamespaceRemedy;
 }
 
 Status add_view_trees(const plan::FilesystemView& view, const std::vector<plan::ViewMountText>& rows,
@@ -193,7 +198,7 @@ Status add_view_trees(const plan::FilesystemView& view, const std::vector<plan::
     struct stat st {};
     if (::stat(host_path->c_str(), &st) != 0) {
       if (errno == ENOENT && (tree.flags & plan::kViewOptional)) {
-        report.skipped_optional.push_back(path_template);
+        (tree.flags & plan::kViewProtected ? report.skipped_protected : report.skipped_optional).push_back(path_template);
         report.view.push_back({path_template, row.what, row.options, "skipped (optional, missing)"});
         continue;
       }
@@ -241,6 +246,25 @@ std::string view_requested(const plan::FilesystemView& view) {
          (view.flags & plan::kViewProc ? ", /proc" : "");
 }
 
+// Where the view degrades: what it would have added, named as not there,
+// each of its mounts listed as not built and each protected path as NOT
+// protected, so neither --dry-run nor the receipt reads as if it were.
+std::string without_the_view(const plan::FilesystemView& view, LaunchReport& report) {
+  const std::vector<plan::ViewMountText> rows = plan::describe_view(view);  // the trees first, same index
+  std::string unprotected, own;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const bool protects = i < view.trees.size() && (view.trees[i].flags & plan::kViewProtected);
+    report.view.push_back({rows[i].path, rows[i].what, rows[i].options, protects ? kViewNotProtected : kViewNotBuilt});
+    if (protects) unprotected += (unprotected.empty() ? "" : ", ") + rows[i].path;
+  }
+  for (const plan::ViewTmpfs& tmpfs : view.tmpfs) own += (own.empty() ? "" : ", ") + tmpfs.path;
+  return "; isolation.degraded lists " + std::string(control_name(Control::kFilesystemView)) +
+         ", so the command runs with Landlock alone, and what the view adds is not there: " +
+         (unprotected.empty() ? "" : "NOT protected (writable wherever their tree is): " + unprotected + "; ") +
+         (own.empty() ? "" : "the host's own " + own + ", shared and without a size ceiling; ") +
+         "every host path visible to stat(), host processes in /proc";
+}
+
 Status prepare_view(Preparation& p, const Inputs&) {
   plan::Plan& plan = p.prepared.plan;
   if (!plan.view) return Ok{};
@@ -248,22 +272,27 @@ Status prepare_view(Preparation& p, const Inputs&) {
   ControlReport c = report_of(Control::kFilesystemView, view_requested(view), planned_of(view.flags & plan::kViewDegradable));
   if (const std::string missing = view_unavailable(); !missing.empty()) {
     if (view.flags & plan::kViewDegradable) {
+      // Without CAP_SYS_ADMIN only the user namespace that is missing could
+      // have made its namespaces; with it they stay (a PID namespace may also
+      // stand in for Landlock's signal scope, negotiate()).
+      const bool own_namespaces_too = (view.flags & plan::kViewOwnNamespaces) && !holds_sys_admin();
       c.achievable = ControlLevel::kNotEnforced;
-      c.why = missing + "; isolation.degraded lists every filesystem domain, so the command runs without the view";
+      c.why = missing + without_the_view(view, p.report) +
+              (own_namespaces_too ? "; nor its mount and PID namespaces (the command is not PID 1)" : "");
       c.evidence = {Basis::kAsserted, c.why};
       p.report.controls.push_back(std::move(c));
+      if (own_namespaces_too) plan.process->namespaces &= ~(plan::kNamespaceMount | plan::kNamespacePid);
       plan.view.reset();
       return Ok{};
     }
     c.achievable = ControlLevel::kRefused;
     c.why = missing;
     p.report.controls.push_back(std::move(c));
-    return refusal(Control::kFilesystemView, missing + " (or list " + control_name(Control::kFileRead) + ", " +
-                      control_name(Control::kFileWrite) + " and " + control_name(Control::kFileExecute) +
-                      " in isolation.degraded to run without the view)");
+    return refusal(Control::kFilesystemView, missing + " (or list " + control_name(Control::kFilesystemView) +
+                                                 " in isolation.degraded to run with Landlock alone where the host "
+                                                 "cannot build the view)");
   }
-  // Without root, only a user namespace of its own lets the child mount.
-  if (::geteuid() != 0) plan.process->namespaces |= plan::kNamespaceUser;
+  if (!holds_sys_admin()) plan.process->namespaces |= plan::kNamespaceUser;
   auto context = current_launch_context();
   if (!context) return context.error();
   mount_view::Spec spec;

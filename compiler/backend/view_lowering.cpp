@@ -162,9 +162,8 @@ std::optional<plan::FilesystemView> lower_view(const PolicyIR& ir) {
   if (!ir.isolation.view()) return std::nullopt;
   const FilesystemIR& fs = ir.filesystem;
   plan::FilesystemView view;
-  if (ir.degraded_allowed(Domain::kFileRead) && ir.degraded_allowed(Domain::kFileWrite) &&
-      ir.degraded_allowed(Domain::kFileExecute))
-    view.flags |= plan::kViewDegradable;
+  if (ir.degraded_allowed(Domain::kFilesystemView)) view.flags |= plan::kViewDegradable;
+  if (ir.isolation.namespaces_for_the_view_alone) view.flags |= plan::kViewOwnNamespaces;
   std::vector<std::pair<PathTemplate, uint16_t>> trees;
   for (const PathGrant& g : every_grant(fs)) {  // in path order: a tree before what it contains
     switch (kind_of(g.path)) {

@@ -105,6 +105,8 @@ std::string describe_plan(const Plan& plan, const aasm::Sha256Digest& digest, bo
     out << "filesystem view:\n";
     for (const ViewMountText& row : describe_view(*plan.view))
       out << "  " << row.path << (row.optional ? " (optional)" : "") << ": " << row.what << "; " << row.options << "\n";
+    out << "  its namespaces: " << namespace_names(kNamespaceMount | kNamespacePid)
+        << (plan.view->flags & kViewOwnNamespaces ? " (the view's alone)" : " (the policy's too)") << "\n";
     out << "  control " << aasm::control_name(aasm::Control::kFilesystemView) << ": "
         << aasm::planned_word(aasm::planned_of(plan.view->flags & kViewDegradable)) << "\n";
   }

@@ -156,6 +156,7 @@ struct IsolationIR {
   std::optional<std::map<std::string, SourceRef>> linux_capabilities;  // kept; absent: none kept
   std::optional<std::map<Domain, SourceRef>> degraded;                 // may run weaker
   std::optional<Effective<bool>> filesystem_view;                      // true wins
+  bool namespaces_for_the_view_alone = false;  // its mount and PID namespaces: no document asks for either
   bool view() const { return filesystem_view && filesystem_view->value; }
 };
 

@@ -244,11 +244,14 @@ IsolationIR merge_isolation(const std::vector<const PolicyDocument*>& docs) {
   }
   // The view needs its own mount namespace, and a PID namespace for its
   // /proc (docs/filesystem-view.md); the launcher adds a user namespace
-  // where it runs without root.
-  if (out.view())
+  // where it runs without root. Whether the policy asks for neither itself
+  // tells the launcher whether a view left out may take them along.
+  if (out.view()) {
+    out.namespaces_for_the_view_alone = true;
     for (const aasm::plan::NamespaceName& ns : aasm::plan::kNamespaceNames)
       if (ns.bit & (aasm::plan::kNamespaceMount | aasm::plan::kNamespacePid))
-        out.namespaces.emplace(ns.name, out.filesystem_view->from);
+        if (!out.namespaces.emplace(ns.name, out.filesystem_view->from).second) out.namespaces_for_the_view_alone = false;
+  }
   return out;
 }
 
@@ -300,10 +303,11 @@ void apply_capability_denials(PolicyIR& ir) {
         ir.environment.pass = std::map<std::string, SourceRef>{};
         break;
       // process_creation and syscall act on the syscall IR (resolve_syscalls.cpp);
-      // resource has no allow-list to shrink.
+      // resource and filesystem_view have no allow-list to shrink.
       case Domain::kProcessCreation:
       case Domain::kSyscall:
-      case Domain::kResource: break;
+      case Domain::kResource:
+      case Domain::kFilesystemView: break;
     }
   }
 }

@@ -168,7 +168,11 @@ struct ViewTmpfs {
 inline constexpr uint16_t kViewProc = 1u << 0;        // the view's own /proc
 inline constexpr uint16_t kViewDevPts = 1u << 1;      // a new devpts instance at /dev/pts
 inline constexpr uint16_t kViewDegradable = 1u << 2;  // the host may run the plan without the view
-inline constexpr uint16_t kKnownViewFlags = kViewProc | kViewDevPts | kViewDegradable;
+// The process section's mount and PID namespaces are the view's alone (the
+// policy asks for neither): a launcher that leaves the view out where no
+// user namespace can be had leaves them out too, since only one could make them.
+inline constexpr uint16_t kViewOwnNamespaces = 1u << 3;
+inline constexpr uint16_t kKnownViewFlags = kViewProc | kViewDevPts | kViewDegradable | kViewOwnNamespaces;
 
 struct FilesystemView {
   uint16_t flags = 0;

@@ -250,11 +250,32 @@ TEST_CASE("show prints a plan's filesystem view: trees, protected paths, /dev, /
         "  /dev: tmpfs holding null, urandom; ro,nosuid,noexec\n"
         "  /dev/pts: a new devpts instance; nosuid,noexec\n"
         "  /tmp: private tmpfs, 67108864 bytes; rw,nosuid,nodev,noexec\n"
+        "  its namespaces: pid, mount (the view's alone)\n"
         "  control filesystem_view: required\n");
 
   SUBCASE("control: a plan without the view has no such section") {
     CHECK(shown("no-view", fs + "  syscalls: {deny: [\"@mount\"]}\n").find("filesystem view") == std::string::npos);
   }
+}
+
+// The view degrades only where isolation.degraded lists filesystem_view, its
+// own domain: the file domains, which also let Landlock go, do not stand for
+// it. Its mount and PID namespaces are the view's alone unless the policy
+// asks for one of them itself, and then a launcher may not drop them with it.
+TEST_CASE("show: only filesystem_view lets the view degrade, and the view's namespaces are its alone unless asked for") {
+  TempDir dir;
+  const std::string spec =
+      "  filesystem:\n    read: {allow: [\"/usr\", \"${CWD}\"]}\n    write: {allow: [\"${CWD}\"]}\n"
+      "    execute: {allow: [\"/usr\"]}\n  syscalls: {deny: [\"@mount\"]}\n";
+  const auto shown = [&](const std::string& name, const std::string& isolation) {
+    return show_policy(dir, name, spec + "  isolation: {filesystem_view: true" + isolation + "}\n");
+  };
+  CHECK(contains(shown("own", ", degraded: [filesystem_view]"), "  control filesystem_view: may degrade\n"));
+  const std::string file_domains = shown("file-domains", ", degraded: [file_read, file_write, file_execute]");
+  CHECK(contains(file_domains, "  control filesystem_view: required\n"));
+  CHECK(contains(file_domains, "  its namespaces: pid, mount (the view's alone)\n"));
+  CHECK(contains(shown("pid-asked", ", namespaces: [pid]"), "  its namespaces: pid, mount (the policy's too)\n"));
+  CHECK(contains(shown("mount-asked", ", namespaces: [mount, net]"), "  its namespaces: pid, mount (the policy's too)\n"));
 }
 
 }  // namespace

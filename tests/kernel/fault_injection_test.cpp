@@ -4,6 +4,7 @@
 // execs aasm-launch. A plan that needs Landlock must be refused
 // before anything runs: exit 125, one line naming Landlock and the remedy,
 // and the command, which would create a marker file, never started.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,6 +17,8 @@ using namespace aasm::ktest;
 namespace {
 
 std::string fault_tool() { return probe_dir() + "/aasm-fault"; }
+
+constexpr uid_t kNobodyUid = 65534;
 
 // aasm-fault landlock_create_ruleset=ERRNO aasm-launch PLAN -- aasm-probe ARGS...
 Run launch_without_landlock(const std::string& error, const std::string& plan, const std::vector<std::string>& args) {
@@ -148,8 +151,9 @@ TEST_CASE("fault injection: without a cgroup, tree limits are refused, or stood 
 }
 
 // A kernel older than Linux 5.12 (no mount_setattr), simulated: the view is
-// refused naming what the host lacks, or, where the policy lets every
-// filesystem domain degrade, the command runs without it, and says so.
+// refused naming what the host lacks, or, where the policy lets
+// filesystem_view degrade, the command runs without it, and says so. The
+// file domains do not stand for the view: listing them leaves it required.
 TEST_CASE("fault injection: without mount_setattr the filesystem view is refused, or left out where the filesystem may degrade") {
   TempDir dir("/var/tmp");
   const std::string ws = dir / "ws";
@@ -182,8 +186,11 @@ TEST_CASE("fault injection: without mount_setattr the filesystem view is refused
   CHECK(contains(refused.err, "filesystem_view: "));
   CHECK(contains(refused.err, "mount_setattr"));
 
-  const std::string degradable =
-      plan_with("degradable", "{filesystem_view: true, degraded: [file_read, file_write, file_execute]}");
+  const Run file_domains = launch(plan_with("file-domains", "{filesystem_view: true, degraded: [file_read, file_write, file_execute]}"), true);
+  CHECK(file_domains.exit_code == 125);
+  CHECK(contains(file_domains.err, "filesystem_view: "));
+
+  const std::string degradable = plan_with("degradable", "{filesystem_view: true, degraded: [filesystem_view]}");
   const Run degraded = launch(degradable, true);
   INFO(degraded.err);
   CHECK(degraded.exit_code == 0);
@@ -229,5 +236,121 @@ TEST_CASE("fault injection: without audit, a failed run says its Landlock denial
     const Run fine = without_audit({}, {"write", dir / "marker"});
     CHECK_RUN(fine, 0, "OK\n");
     CHECK_FALSE(contains(fine.err, "Landlock denials"));
+  }
+}
+
+// A host that refuses an unprivileged user namespace, simulated: clone and
+// unshare with CLONE_NEWUSER fail with EPERM (Debian's
+// kernel.unprivileged_userns_clone = 0, a container's seccomp profile) or
+// ENOSPC (user.max_user_namespaces = 0). The shipped coding-agent, launched
+// as uid 65534, needs one for its view: the launch is refused before the
+// command runs, naming the control, what the host lacks and the remedy. A
+// tier that lets filesystem_view degrade runs it with Landlock alone, the
+// protected paths named NOT protected (and writable: they are not), but no
+// further: without Landlock too it is still refused.
+TEST_CASE("fault injection: without user namespaces coding-agent is refused for uid 65534, or runs with Landlock alone where filesystem_view may degrade") {
+  TempDir dir("/var/tmp");
+  ::chmod(dir.path().c_str(), 0755);
+  const std::string ws = dir / "ws";
+  make_dir(ws);
+  make_dir(ws + "/.git");
+  make_dir(ws + "/.git/hooks");
+  write_file(ws + "/.git/config", "[core]\n");
+  write_file(dir / "degrade.yaml", "apiVersion: aasm.dev/v1\nkind: Policy\nmetadata: {name: degrade, tier: run}\n"
+                                   "spec:\n  isolation: {degraded: [filesystem_view]}\n");
+  const std::string profile = binary("AASM_PROFILES") + "/coding-agent.yaml";
+  const auto compiled = [&](const std::string& name, std::vector<std::string> files) {
+    const std::string plan = dir / (name + ".bin");
+    files.insert(files.begin(), {binary("AASMC"), "compile"});
+    for (const std::string& a : {std::string("-o"), plan}) files.push_back(a);
+    const Run r = run(files);
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    ::chmod(plan.c_str(), 0644);
+    return plan;
+  };
+  const std::string strict = compiled("strict", {profile});
+  const std::string degradable = compiled("degradable", {profile, dir / "degrade.yaml"});
+  REQUIRE(run({"/usr/bin/chown", "-R", "65534:65534", ws}).exit_code == 0);
+  const std::string marker = ws + "/marker";
+  // The command leaves the marker, then tries the protected config.
+  // A launch (or, with --dry-run, its report) as `uid` under `faults`.
+  const auto launch = [&](uid_t uid, const std::string& faults, const std::vector<std::string>& launcher_args) {
+    std::vector<std::string> argv = {"/usr/bin/env", "-i", "PATH=/usr/bin:/bin", "LANG=C.UTF-8"};
+    if (uid != 0)
+      for (const char* a : {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"}) argv.push_back(a);
+    if (!faults.empty()) argv.insert(argv.end(), {fault_tool(), faults});
+    argv.push_back(binary("AASM_LAUNCH"));
+    argv.insert(argv.end(), launcher_args.begin(), launcher_args.end());
+    if (launcher_args.front() != "--dry-run")
+      for (const char* a : {"--", "/bin/sh", "-c", "echo ran > marker; echo '[alias]' >> .git/config"}) argv.push_back(a);
+    return run(argv, ws);
+  };
+  const auto names_the_remedy = [](const std::string& text) {
+    CHECK(contains(text, "filesystem_view: without root (CAP_SYS_ADMIN) the view needs a user namespace"));
+    for (const char* remedy : {"user.max_user_namespaces", "kernel.unprivileged_userns_clone",
+                               "kernel.apparmor_restrict_unprivileged_userns", "launch as root",
+                               "list filesystem_view in isolation.degraded"})
+      CHECK(contains(text, remedy));
+  };
+
+  for (const char* fault : {"clone_newuser=EPERM", "clone_newuser=ENOSPC"}) {
+    CAPTURE(fault);
+    const Run refused = launch(kNobodyUid, fault, {strict});
+    INFO(refused.err);
+    CHECK(refused.exit_code == 125);
+    CHECK(refused.out.empty());
+    CHECK(std::count(refused.err.begin(), refused.err.end(), '\n') == 1);
+    CHECK(refused.err.rfind("aasm-launch: error: filesystem_view: ", 0) == 0);
+    CHECK(contains(refused.err, std::string(fault).ends_with("EPERM") ? "Operation not permitted" : "No space left on device"));
+    names_the_remedy(refused.err);
+    CHECK_FALSE(exists(marker));
+    const Run dry = launch(kNobodyUid, fault, {"--dry-run", strict});
+    CHECK(dry.exit_code == 125);
+    CHECK(contains(dry.out, "verdict: the launch would be refused: filesystem_view: "));
+    CHECK_FALSE(exists(marker));
+  }
+
+  const std::string receipt = ws + "/receipt.json";
+  const Run degraded = launch(kNobodyUid, "clone_newuser=EPERM", {"--receipt", receipt, degradable});
+  INFO(degraded.err);
+  CHECK(degraded.exit_code == 0);  // the config was written: it is not protected
+  CHECK(read_file(marker) == "ran\n");
+  CHECK(read_file(ws + "/.git/config") == "[core]\n[alias]\n");
+  CHECK(contains(degraded.err, "aasm-launch: note: filesystem_view is not enforced here: "));
+  CHECK(contains(degraded.err, "NOT protected (writable wherever their tree is): ${CWD}/.git/config, ${CWD}/.git/hooks"));
+  const std::string text = read_file(receipt);
+  CHECK(contains(text, "\"path\": \"${CWD}/.git/config\", \"what\": \"bind, protected"));
+  CHECK(contains(text, "\"status\": \"NOT protected (the view degraded)\""));
+  CHECK(contains(text, "\"achieved\": \"not enforced\""));
+  REQUIRE(::unlink(marker.c_str()) == 0);
+  write_file(ws + "/.git/config", "[core]\n");
+  REQUIRE(run({"/usr/bin/chown", "-R", "65534:65534", ws}).exit_code == 0);
+
+  SUBCASE("degrading the view widens nothing else: without Landlock as well, the same plan is refused") {
+    const Run r = launch(kNobodyUid, "clone_newuser=EPERM,landlock_create_ruleset=ENOSYS", {degradable});
+    INFO(r.err);
+    CHECK(r.exit_code == 125);
+    CHECK(lower(r.err).find("landlock") != std::string::npos);
+    CHECK_FALSE(exists(marker));
+  }
+  SUBCASE("control: without the fault uid 65534 gets the view, which keeps the config as it was") {
+    for (const std::string& plan : {strict, degradable}) {
+      CAPTURE(plan);
+      const Run r = launch(kNobodyUid, "", {plan});
+      INFO(r.err);
+      CHECK(r.exit_code == 2);  // sh: the config is read-only
+      CHECK(read_file(marker) == "ran\n");
+      CHECK(read_file(ws + "/.git/config") == "[core]\n");
+      REQUIRE(::unlink(marker.c_str()) == 0);
+    }
+  }
+  SUBCASE("control: root needs no user namespace, so the fault leaves its view alone") {
+    REQUIRE(run({"/usr/bin/chown", "-R", "0:0", ws}).exit_code == 0);  // the command keeps no capability
+    const Run r = launch(0, "clone_newuser=EPERM", {strict});
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(read_file(marker) == "ran\n");
+    CHECK(read_file(ws + "/.git/config") == "[core]\n");
   }
 }

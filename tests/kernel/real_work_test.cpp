@@ -20,11 +20,12 @@
 // own, owned by 65534, which the launcher joins before it drops to 65534 (the
 // remedy the launcher names). Only loopback traffic, to listeners the test owns.
 //
-// The same suite runs with the filesystem view on (docs/filesystem-view.md):
-// coding-agent narrowed by profiles/tiers/filesystem-view.yaml, in a workspace that is a git repository
-// whose hooks and config the view keeps read-only. Under the view a path
-// outside the granted trees does not exist, so the refusals answer ENOENT
-// where Landlock alone answers EACCES.
+// coding-agent and coding-agent-web turn the filesystem view on
+// (docs/filesystem-view.md), and the suite runs ci-build once more narrowed
+// by profiles/tiers/filesystem-view.yaml, which turns it on there. With the
+// view the workspace is a git repository whose hooks and config the view
+// keeps read-only, and a path outside the granted trees does not exist, so
+// the refusals answer ENOENT where Landlock alone answers EACCES.
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -51,18 +52,19 @@ struct Profile {
   bool builds;       // runs the development tools (replay runs node only)
   bool web;          // outbound tcp:443
   bool has_limits;   // memory/pids ceilings: needs a cgroup
+  bool view;         // turns the filesystem view on
 };
 
 constexpr Profile kProfiles[] = {
-    {"coding-agent", true, false, false},
-    {"coding-agent-web", true, true, false},
-    {"ci-build", true, false, true},
-    {"replay", false, false, true},
+    {"coding-agent", true, false, false, true},
+    {"coding-agent-web", true, true, false, true},
+    {"ci-build", true, false, true, false},
+    {"replay", false, false, true, false},
 };
 
 std::string profile_file(const Profile& p) { return binary("AASM_PROFILES") + "/" + p.name + ".yaml"; }
 
-// The shipped tier that turns the view on (docs/profiles.md).
+// The shipped tier that turns the view on for ci-build (docs/profiles.md).
 std::string view_tier_file() { return binary("AASM_PROFILES") + "/tiers/filesystem-view.yaml"; }
 
 void chown_tree(const std::string& path, uid_t uid) {
@@ -126,21 +128,19 @@ struct World {
   const std::string other = base / "other";
   const std::string outside = base / "outside";
   uid_t uid;
-  bool view;  // narrowed by the view tier; the workspace is a git repository
+  bool view;  // the profile's or the tier's; the workspace is a git repository
   bool explain = false;  // the launches run under --explain
   std::string plan;
 
-  World(const Profile& profile, uid_t user, bool with_view = false) : uid(user), view(with_view) {
+  World(const Profile& profile, uid_t user, bool view_tier = false) : uid(user), view(profile.view || view_tier) {
     ::chmod(base.path().c_str(), 0755);
     for (const std::string& d : {ws, ws + "/home", ws + "/out", home, home + "/.ssh", other, outside}) make_dir(d);
     write_file(home + "/.ssh/id_ed25519", "-----BEGIN OPENSSH PRIVATE KEY-----\nfake\n", 0600);
     write_file(other + "/notes.txt", "another user's notes\n");
     plan = base / "plan.bin";
     std::vector<std::string> compile = {binary("AASMC"), "compile", profile_file(profile)};
-    if (view) {
-      compile.push_back(view_tier_file());
-      REQUIRE(run({"/usr/bin/git", "init", "-q", ws}).exit_code == 0);
-    }
+    if (view_tier) compile.push_back(view_tier_file());
+    if (view) REQUIRE(run({"/usr/bin/git", "init", "-q", ws}).exit_code == 0);
     for (const std::string& a : {std::string("-o"), plan}) compile.push_back(a);
     const Run compiled = run(compile);
     INFO("aasmc: ", compiled.err);
@@ -480,8 +480,8 @@ void refusals(const Profile& profile, const World& w, const DelegatedCgroup* cgr
   }
 }
 
-void suite(const Profile& profile, uid_t uid, bool view = false, bool explain = false) {
-  World w(profile, uid, view);
+void suite(const Profile& profile, uid_t uid, bool view_tier = false, bool explain = false) {
+  World w(profile, uid, view_tier);
   w.explain = explain;
   std::unique_ptr<DelegatedCgroup> cgroup;
   if (uid != 0 && profile.has_limits) cgroup = std::make_unique<DelegatedCgroup>(uid);
@@ -494,8 +494,8 @@ void suite(const Profile& profile, uid_t uid, bool view = false, bool explain = 
 
 }  // namespace
 
-TEST_CASE("real work: coding-agent, as root") { suite(kProfiles[0], 0); }
-TEST_CASE("real work: coding-agent, as an unprivileged user") { suite(kProfiles[0], kNobody); }
+TEST_CASE("real work: coding-agent with the filesystem view, as root") { suite(kProfiles[0], 0); }
+TEST_CASE("real work: coding-agent with the filesystem view, as an unprivileged user") { suite(kProfiles[0], kNobody); }
 TEST_CASE("real work: coding-agent-web, as root") { suite(kProfiles[1], 0); }
 TEST_CASE("real work: coding-agent-web, as an unprivileged user") { suite(kProfiles[1], kNobody); }
 TEST_CASE("real work: ci-build, as root") { suite(kProfiles[2], 0); }
@@ -505,23 +505,31 @@ TEST_CASE("real work: replay, as an unprivileged user") { suite(kProfiles[3], kN
 // The tracer changes no call's outcome: the same work passes under it.
 TEST_CASE("real work: coding-agent under --explain, as root") { suite(kProfiles[0], 0, false, true); }
 TEST_CASE("real work: coding-agent under --explain, as an unprivileged user") { suite(kProfiles[0], kNobody, false, true); }
-TEST_CASE("real work: coding-agent with the filesystem view, as root") { suite(kProfiles[0], 0, true); }
-TEST_CASE("real work: coding-agent with the filesystem view, as an unprivileged user") {
-  suite(kProfiles[0], kNobody, true);
+TEST_CASE("real work: ci-build with the filesystem view tier, as root") { suite(kProfiles[2], 0, true); }
+TEST_CASE("real work: ci-build with the filesystem view tier, as an unprivileged user") {
+  suite(kProfiles[2], kNobody, true);
 }
 
-// The view tier's protected paths are optional: a workspace that is not a git
-// repository launches (its .git skipped and reported), although the tier's
-// optional list meets coding-agent's, which never names .git.
-TEST_CASE("real work: the filesystem view tier launches in a workspace that is not a git repository") {
-  const World w(kProfiles[0], 0, true);
+// The protected paths are optional: a workspace that is not a git repository
+// launches, its .git skipped and reported. The control: with .git there, the
+// same launch protects it.
+void launches_without_git(const Profile& profile, bool view_tier) {
+  const World w(profile, 0, view_tier);
   REQUIRE(run({"/bin/rm", "-rf", w.ws + "/.git"}).exit_code == 0);
   const Run r = in_world(w, {"/bin/sh", "-c", "echo ok > made && cat made"}, true);
   INFO(r.err);
   CHECK_RUN(r, 0, "ok\n");
-  // The control: with .git there, the same launch protects it.
+  CHECK(contains(r.err, "optional path '${CWD}/.git/config' does not exist here"));
   REQUIRE(run({"/usr/bin/git", "init", "-q", w.ws}).exit_code == 0);
   CHECK_RUN(in_world(w, {"/bin/sh", "-c", "echo x >> .git/config"}, true), 2, "");
+}
+
+TEST_CASE("real work: coding-agent launches in a workspace that is not a git repository, its .git skipped and reported") {
+  launches_without_git(kProfiles[0], false);
+}
+// The tier's optional list meets ci-build's, which never names .git.
+TEST_CASE("real work: the filesystem view tier launches in a workspace that is not a git repository") {
+  launches_without_git(kProfiles[2], true);
 }
 
 // A profile is the broad tier of a cascade: a user's own document narrows
@@ -540,7 +548,7 @@ TEST_CASE("real work: a user's tier narrows coding-agent to one writable directo
   const std::string script = "echo ok > build/out && echo planted > src.c";
   const Run r = run({"/usr/bin/env", "-i", kPath, binary("AASM_LAUNCH"), narrowed, "--", "/bin/sh", "-c", script}, w.ws);
   CHECK(r.exit_code == 2);
-  CHECK(contains(r.err, "Permission denied"));
+  CHECK(contains(r.err, "Read-only file system"));  // the view binds ${CWD} read-only, ${CWD}/build writable
   CHECK(read_file(w.ws + "/build/out") == "ok\n");
   CHECK(!exists(w.ws + "/src.c"));
   // The control: the profile alone lets the command write anywhere in the workspace.

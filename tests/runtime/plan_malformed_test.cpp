@@ -147,7 +147,7 @@ const Case kCases[] = {
      "protected and writable"},
     {"a view tree with undefined flags", [] { return with_view(view_body(0, 0, 0, 1u << 4, "/usr")); }, "undefined flag"},
     {"a view tree with a relative path", [] { return with_view(view_body(0, 0, 0, 0, "usr")); }, "not absolute"},
-    {"a view with undefined flags", [] { return with_view(view_body(1u << 3, 0, 0, 0, "/usr")); }, "undefined flag"},
+    {"a view with undefined flags", [] { return with_view(view_body(1u << 4, 0, 0, 0, "/usr")); }, "undefined flag"},
     {"a view naming device node 6", [] { return with_view(view_body(0, 1u << 6, 0, 0, "/usr")); }, "unknown device node"},
     {"a view tmpfs elsewhere than /tmp or /dev/shm",
      [] { return with_view(view_body(0, 0, 0, 0, "/usr", "/var")); }, "neither /dev/shm nor /tmp"},
