@@ -36,6 +36,7 @@
 #include "kernel/signals.h"
 #include "kernel/spawn.h"
 #include "supervisor/cgroup.h"
+#include "supervisor/denial_report.h"
 #include "supervisor/janitor.h"
 #include "supervisor/supervise.h"
 
@@ -411,6 +412,7 @@ int launch(const LaunchRequest& request) {
   // Sent before exec, which clone returned after (kernel/spawn.h).
   const int connect_listener = handoff[0] >= 0 ? seccomp::receive_descriptor(handoff[0]) : -1;
   if (handoff[0] >= 0) ::close(handoff[0]);
+  denials::Log denial_log;  // what the run's confinement refused, for the report and the receipt
   const SupervisionResult supervised =
       supervise({child, pidfd, out_pipe[0], err_pipe[0], signal_fd, connect_listener,
                  connect_listener >= 0 ? &*prepared->connect_answers : nullptr},
@@ -436,6 +438,15 @@ int launch(const LaunchRequest& request) {
     std::fprintf(stderr, "aasm-launch: error: cleanup incomplete: %s\n", run_report.cleanup.c_str());
     if (code == 0) code = exit_code::kLauncherError;
   }
+  // TODO(i14 lanes B and C): their observers add to this log through
+  // SupervisedChild::denials (the seccomp listener, kmsg, the --explain
+  // tracer) and fill launch_report.denials_unseen.
+  const Result<LaunchContext> found_context = current_launch_context();
+  const LaunchContext context = found_context ? *found_context : LaunchContext{};
+  std::fputs(denials::render_report(denial_log, prepared->plan, context, launch_report.denials_unseen, code != 0,
+                                    request.denials)
+                 .c_str(),
+             stderr);
   const auto stage = ChildStage(report->stage.load());
   if (stage != ChildStage::kNone) {
     // The child failed before its command ran. Its own exit might not have gone
@@ -458,7 +469,9 @@ int launch(const LaunchRequest& request) {
                                                       : "exited";
     complete(launch_report, report->done.load());
     Status written = write_receipt(*request.receipt_path,
-                                   build_receipt(launch_report, {outcome, code, run_report.events, run_report.cleanup}));
+                                   build_receipt(launch_report, {outcome, code, run_report.events, run_report.cleanup},
+                                                 receipt_denials(denial_log, prepared->plan, context,
+                                                                 launch_report.denials_unseen)));
     if (!written) {
       std::fprintf(stderr, "aasm-launch: error: %s\n", written.error().message.c_str());
       if (code == 0) code = exit_code::kLauncherError;
