@@ -70,6 +70,10 @@ std::string sensitive_path_widened(const std::string& grant, const LaunchContext
   return "";
 }
 
+// A rule's action as the provenance writes it (Action::text): an `allow` or
+// `log` rule never refused anything.
+bool refuses(const std::string& value) { return value.rfind("kill", 0) == 0 || value.rfind("errno:", 0) == 0; }
+
 std::string errno_name(int error) {
   const char* name = error ? strerrorname_np(error) : nullptr;
   return name ? name : std::to_string(error);
@@ -215,7 +219,8 @@ class Join {
     const std::string allow_rule = "{syscall: " + call->name + ", action: allow}";
     for (const ProvenanceEntry* e : find([&](const ProvenanceEntry& e) { return e.item == call->name; })) {
       if (e->key == "syscalls.deny") refused_by(*e, e->key, "remove", call->name, widens);
-      else if (e->key == "syscalls.rules" || e->key == "capabilities.deny") refused_by(*e, e->key, "change", call->name, widens);
+      else if ((e->key == "syscalls.rules" || e->key == "capabilities.deny") && refuses(e->value))
+        refused_by(*e, e->key, "change", call->name, widens);
       else if (e->key == "syscalls.safe_default") safe_default(*e, allow_rule, widens);
     }
     if (!out_.policy.empty()) return;
@@ -256,7 +261,7 @@ std::string describe(const Denial& d, const Explanation& e) {
     return text;
   }
   for (const std::string& right : e.rights) text += (text.empty() ? "" : ",") + right;
-  if (d.layer == Layer::kLandlockNet) return text + " port " + std::to_string(d.port);
+  if (d.layer == Layer::kLandlockNet) text += " port " + std::to_string(d.port);
   if (!e.path.empty()) text += " " + e.path;
   return d.error ? text + " -> " + errno_name(d.error) : text;
 }

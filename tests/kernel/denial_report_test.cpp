@@ -51,6 +51,7 @@ spec:
     allow: ["@startup", "@file-read", "@process", "@memory", "@signal", "@time", "@file-write"]
     rules:
       - {syscall: getcwd, action: "errno:EACCES"}
+      - {syscall: unlinkat, action: allow}
 )";
 
 // "FILE:line:col" of the first occurrence of `token` in `text` at or after `after`.
@@ -113,7 +114,7 @@ Denial fs_denial(uint64_t rights, std::string path) { return traced(Layer::kLand
 constexpr uint64_t kReadFile = 1u << 2, kMakeReg = 1u << 8, kTruncate = 1u << 14;
 constexpr uint64_t kBindTcp = 1u << 0, kConnectTcp = 1u << 1, kSignalScope = 1u << 1;
 // x86_64 syscall numbers.
-constexpr int kPtrace = 101, kSethostname = 170, kMkdir = 83, kGetcwd = 79;
+constexpr int kPtrace = 101, kSethostname = 170, kMkdir = 83, kUnlinkat = 263, kGetcwd = 79;
 
 }  // namespace
 
@@ -147,6 +148,11 @@ TEST_CASE("denial report: the document that refuses, not the one that allows, ge
   CHECK(mkdir.edits[0].file == c.org);
   CHECK(mkdir.edits[0].item == "mkdir");
   CHECK(mkdir.edits[0].widens == "");
+  // unlinkat likewise; agent's allow rule for it refuses nothing and is not named.
+  const Explanation rmdir = c.explain(seccomp_denial(kUnlinkat, 1));
+  REQUIRE(rmdir.edits.size() == 1);
+  CHECK(rmdir.edits[0].file == c.org);
+  CHECK(rmdir.edits[0].op == "add");
 
   // ptrace: org denies it by name; the edit removes it there.
   const Explanation ptrace = c.explain(seccomp_denial(kPtrace, 0));

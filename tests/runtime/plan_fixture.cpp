@@ -46,7 +46,7 @@ plan::Plan sample_plan() {
   provenance.entries = {{0, 7, 14, "filesystem.read.allow", "", ""},
                         {0, 7, 15, "filesystem.read.allow", "/usr", ""},
                         {1, 12, 5, "syscalls.allow", "", ""},
-                        {plan::kNoSource, 0, 0, "syscalls.safe_default", "chmod", "@setid-modes: errno EPERM"}};
+                        {plan::kNoSource, 0, 0, "syscalls.safe_default", "chmod", "@setid-modes: errno:EPERM"}};
   provenance.calls = {{0, "read", ""}, {101, "ptrace", "debug"}};
   p.provenance = provenance;
   return p;
