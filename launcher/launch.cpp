@@ -297,6 +297,13 @@ void print_notes(const LaunchReport& report) {
     std::fprintf(stderr, "aasm-launch: note: optional path '%s' does not exist here; its rule is skipped\n", path.c_str());
 }
 
+// The plan's provenance, decoded only now that denials are to be explained
+// (prepare() defers it: the command does not wait for it). A section that
+// does not decode leaves the plan without provenance, and the report says so.
+void with_provenance(Prepared& prepared) {
+  if (auto full = plan::decode_plan(prepared.plan_bytes)) prepared.plan.provenance = std::move(full->provenance);
+}
+
 // Why the command's process could not be created, with the remedy.
 std::string spawn_failure(uint32_t fresh, bool into_cgroup, int error) {
   std::string message = std::string(into_cgroup ? "clone3" : "clone") + ": " + std::strerror(error);
@@ -441,6 +448,7 @@ int launch(const LaunchRequest& request) {
   // TODO(i14 lanes B and C): their observers add to this log through
   // SupervisedChild::denials (the seccomp listener, kmsg, the --explain
   // tracer) and fill launch_report.denials_unseen.
+  if (!denial_log.empty() || request.receipt_path) with_provenance(*prepared);
   const Result<LaunchContext> found_context = current_launch_context();
   const LaunchContext context = found_context ? *found_context : LaunchContext{};
   std::fputs(denials::render_report(denial_log, prepared->plan, context, launch_report.denials_unseen, code != 0,

@@ -196,7 +196,7 @@ struct ProvenanceEntry {
   uint32_t line = 0, column = 0;
   std::string key;    // the policy node as written: "filesystem.read.allow", "syscalls.deny", ...
   std::string item;   // what the entry names: a path template, a syscall, "tcp:443"; "" for the node itself
-  std::string value;  // the node's setting where it has one: "none", "deny", "errno EPERM"
+  std::string value;  // the node's setting where it has one: "none", "deny", "errno:EPERM"
   bool operator==(const ProvenanceEntry&) const = default;
 };
 
@@ -246,7 +246,11 @@ Status check_encodable(const Plan& plan);
 std::vector<uint8_t> encode_plan(const Plan& plan);
 
 // Verifies (limits, magic, version, size, digest, section table) and decodes.
-Result<Plan> decode_plan(std::span<const uint8_t> bytes);
+// kDeferProvenance leaves the provenance section unread (it is laid out and
+// digested like the rest): a launch needs it only to explain a denial, so
+// it does not pay for decoding it before the command runs.
+enum class Decode { kAll, kDeferProvenance };
+Result<Plan> decode_plan(std::span<const uint8_t> bytes, Decode what = Decode::kAll);
 
 // Reads a plan file with the size limit applied before the read.
 Result<std::vector<uint8_t>> read_plan_file(const std::string& path);

@@ -570,7 +570,7 @@ const char* audit_arch_name(uint32_t audit_arch) {
   return "unknown-arch";
 }
 
-Result<Plan> decode_plan(std::span<const uint8_t> bytes) {
+Result<Plan> decode_plan(std::span<const uint8_t> bytes, Decode what) {
   if (Status header = check_header(bytes); !header) return header.error();
   auto table = read_section_table(bytes);
   if (!table) return table.error();
@@ -589,6 +589,7 @@ Result<Plan> decode_plan(std::span<const uint8_t> bytes) {
                                   SectionType(e.type) == SectionType::kFilesystemView;
     if (critical_by_type && !(e.flags & kSectionCritical))
       return fault(std::string(section_name(e.type)) + " section is not marked critical");
+    if (what == Decode::kDeferProvenance && SectionType(e.type) == SectionType::kProvenance) continue;
     if (Status s = decode_section(e, bytes.subspan(e.offset, e.length), plan, seen_meta, seen_manifest); !s)
       return s.error();
   }

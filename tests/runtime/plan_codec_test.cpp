@@ -84,7 +84,12 @@ TEST_CASE("plan: the provenance section round-trips, is not critical, and may be
     }
   }
   CHECK(found);
+  // The launcher defers it: the same plan, less its provenance.
+  auto deferred = plan::decode_plan(bytes, plan::Decode::kDeferProvenance);
+  REQUIRE(deferred);
+  CHECK_FALSE(deferred->provenance);
   p.provenance.reset();
+  CHECK(*deferred == p);
   auto without = plan::decode_plan(plan::encode_plan(p));
   REQUIRE(without);
   CHECK_FALSE(without->provenance);
