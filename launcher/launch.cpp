@@ -37,6 +37,7 @@
 #include "kernel/signals.h"
 #include "kernel/spawn.h"
 #include "supervisor/cgroup.h"
+#include "supervisor/denial_report.h"
 #include "supervisor/denials.h"
 #include "supervisor/explain_tracer.h"
 #include "supervisor/landlock_audit.h"
@@ -310,6 +311,13 @@ void print_notes(const LaunchReport& report) {
                  path.c_str());
 }
 
+// The plan's provenance, decoded only now that denials are to be explained
+// (prepare() defers it: the command does not wait for it). A section that
+// does not decode leaves the plan without provenance, and the report says so.
+void with_provenance(Prepared& prepared) {
+  if (auto full = plan::decode_plan(prepared.plan_bytes)) prepared.plan.provenance = std::move(full->provenance);
+}
+
 // Why the command's process could not be created, with the remedy.
 std::string spawn_failure(uint32_t fresh, bool into_cgroup, int error) {
   std::string message = std::string(into_cgroup ? "clone3" : "clone") + ": " + std::strerror(error);
@@ -444,14 +452,14 @@ int launch(const LaunchRequest& request) {
   // Sent before exec, which clone returned after (kernel/spawn.h).
   const int connect_listener = handoff[0] >= 0 ? seccomp::receive_descriptor(handoff[0]) : -1;
   if (handoff[0] >= 0) ::close(handoff[0]);
-  denials::Log denials;
+  denials::Log denial_log;  // what the run's confinement refused, for the report and the receipt
   std::optional<explain::Tracer> tracer;
-  if (request.explain) tracer.emplace(child, effective, denials);
+  if (request.explain) tracer.emplace(child, effective, denial_log);
   std::optional<landlock_audit::Reader> audit_reader;
-  if (audit.fd >= 0) audit_reader.emplace(audit.fd, child, denials);
+  if (audit.fd >= 0) audit_reader.emplace(audit.fd, child, denial_log);
   const SupervisionResult supervised =
       supervise({child, pidfd, out_pipe[0], err_pipe[0], signal_fd, connect_listener,
-                 connect_listener >= 0 ? &*prepared->connect_answers : nullptr, &denials, tracer ? &*tracer : nullptr,
+                 connect_listener >= 0 ? &*prepared->connect_answers : nullptr, &denial_log, tracer ? &*tracer : nullptr,
                  audit_reader ? &*audit_reader : nullptr},
                 limits, kill_tree);
   if (connect_listener >= 0) ::close(connect_listener);
@@ -464,8 +472,6 @@ int launch(const LaunchRequest& request) {
   if (prepared->connect_answers)
     for (std::string& line : prepared->connect_answers->summary()) run_report.events.push_back(std::move(line));
   if (audit.fd >= 0) ::close(audit.fd);
-  if (request.explain || audit_reader)
-    for (std::string& line : explain::denial_lines(denials)) run_report.events.push_back(std::move(line));
   (*janitor)->release();
   const int status = supervised.status;
   int code = WIFSIGNALED(status) ? exit_code::kSignalBase + WTERMSIG(status) : WEXITSTATUS(status);
@@ -474,15 +480,21 @@ int launch(const LaunchRequest& request) {
                  ending_description(supervised.ending, limits).c_str());
   for (const std::string& event : run_report.events)
     std::fprintf(stderr, "aasm-launch: note: %s\n", event.c_str());
-  // A command that failed on its own may have met a denial nobody saw; a run
-  // the supervisor ended says why already.
-  // TODO(issue 14, lane A): the --denials report prints these.
-  if (code != 0 && supervised.ending == Ending::kExited && ChildStage(report->stage.load()) == ChildStage::kNone)
-    for (const std::string& unseen : launch_report.denials_unseen) std::fprintf(stderr, "aasm-launch: note: %s\n", unseen.c_str());
   if (!run_report.cleanup_complete) {
     std::fprintf(stderr, "aasm-launch: error: cleanup incomplete: %s\n", run_report.cleanup.c_str());
     if (code == 0) code = exit_code::kLauncherError;
   }
+  if (!denial_log.empty() || request.receipt_path) with_provenance(*prepared);
+  const Result<LaunchContext> found_context = current_launch_context();
+  const LaunchContext context = found_context ? *found_context : LaunchContext{};
+  // A command that failed on its own may have met a denial nobody saw; a run
+  // the supervisor ended, or a child that never started, says why already.
+  const bool failed_on_its_own =
+      code != 0 && supervised.ending == Ending::kExited && ChildStage(report->stage.load()) == ChildStage::kNone;
+  std::fputs(denials::render_report(denial_log, prepared->plan, context, launch_report.denials_unseen, failed_on_its_own,
+                                    request.denials)
+                 .c_str(),
+             stderr);
   const auto stage = ChildStage(report->stage.load());
   if (stage != ChildStage::kNone) {
     // The child failed before its command ran. Its own exit might not have gone
@@ -505,7 +517,9 @@ int launch(const LaunchRequest& request) {
                                                       : "exited";
     complete(launch_report, report->done.load());
     Status written = write_receipt(*request.receipt_path,
-                                   build_receipt(launch_report, {outcome, code, run_report.events, run_report.cleanup}));
+                                   build_receipt(launch_report, {outcome, code, run_report.events, run_report.cleanup},
+                                                 receipt_denials(denial_log, prepared->plan, context,
+                                                                 launch_report.denials_unseen)));
     if (!written) {
       std::fprintf(stderr, "aasm-launch: error: %s\n", written.error().message.c_str());
       if (code == 0) code = exit_code::kLauncherError;

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "supervisor/denial_report.h"
+
 namespace aasm {
 
 struct LaunchRequest {
@@ -14,6 +16,7 @@ struct LaunchRequest {
   std::optional<std::string> receipt_path;   // where to write the receipt (docs/receipts.md)
   std::vector<std::string> command;          // argv of the confined command
   bool explain = false;                      // --explain: trace the tree's failing calls (supervisor/explain_tracer.h)
+  denials::Detail denials = denials::Detail::kSummary;  // the end-of-run report on stderr (--denials)
 };
 
 // Runs the command under the plan; returns the launcher's exit code. Errors

@@ -75,7 +75,9 @@ struct LaunchReport {
   std::vector<ViewMount> view;                // the filesystem view's mounts; empty without one
   std::optional<Refusal> refusal;       // a launch stops at it; a dry run reports on
   // One sentence per class of denial this run cannot see, and how to see it
-  // (supervisor/landlock_audit.h).
+  // ("Landlock denials: this host does not deliver Landlock audit records
+  // (audit disabled); run with --explain to trace them"): the denial report
+  // and the receipt print them.
   std::vector<std::string> denials_unseen;
 };
 

@@ -1,6 +1,7 @@
 // aasm-launch: run a command under a precompiled plan.
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include "exit_codes.h"
@@ -10,7 +11,8 @@
 namespace {
 
 constexpr const char* kUsage =
-    "usage: aasm-launch [--expect-digest SHA256] [--receipt FILE] [--explain] PLAN -- COMMAND [ARG...]\n"
+    "usage: aasm-launch [--expect-digest SHA256] [--receipt FILE] [--explain] [--denials=summary|full|off]\n"
+    "                   PLAN -- COMMAND [ARG...]\n"
     "       aasm-launch --dry-run [--expect-digest SHA256] PLAN\n"
     "\n"
     "Runs COMMAND confined by the precompiled PLAN (from `aasmc compile`).\n"
@@ -18,12 +20,22 @@ constexpr const char* kUsage =
     "exits 125 when the launch would be refused, without running anything.\n"
     "--explain traces the command's failing filesystem and network calls\n"
     "(ptrace; slower) and reports the Landlock denials among them.\n"
+    "--denials: what the run's confinement refused, printed on stderr at the\n"
+    "end with the policy line behind each refusal and the edit that would\n"
+    "allow it (default summary; full adds arguments and who saw it).\n"
     "Exit status: the command's own; 125 launcher or plan error; 126 cannot\n"
     "execute; 127 not found; 128+N killed by signal N.\n";
 
 int usage_error(const std::string& message) {
   std::fprintf(stderr, "aasm-launch: error: %s\n%s", message.c_str(), kUsage);
   return aasm::exit_code::kLauncherError;
+}
+
+std::optional<aasm::denials::Detail> denials_detail(const std::string& value) {
+  if (value == "summary") return aasm::denials::Detail::kSummary;
+  if (value == "full") return aasm::denials::Detail::kFull;
+  if (value == "off") return aasm::denials::Detail::kOff;
+  return std::nullopt;
 }
 
 bool is_hex_digest(const std::string& s) {
@@ -57,6 +69,12 @@ int main(int argc, char** argv) {
     if (arg == "--receipt") {
       if (i + 1 >= argc) return usage_error("--receipt needs a path");
       request.receipt_path = argv[++i];
+      continue;
+    }
+    if (arg.rfind("--denials=", 0) == 0) {
+      const auto detail = denials_detail(arg.substr(std::strlen("--denials=")));
+      if (!detail) return usage_error("--denials takes summary, full or off");
+      request.denials = *detail;
       continue;
     }
     if (arg == "--expect-digest") {

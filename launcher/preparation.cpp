@@ -502,9 +502,10 @@ Status load_plan(Preparation& p, const LaunchRequest& request) {
   auto bytes = plan::read_plan_file(request.plan_path);
   if (!bytes) return bytes.error();
   p.report.plan_sha256 = to_hex(plan::plan_digest(*bytes));
-  auto decoded = plan::decode_plan(*bytes);
+  auto decoded = plan::decode_plan(*bytes, plan::Decode::kDeferProvenance);
   if (!decoded) return make_error(request.plan_path + ": " + decoded.error().message);
   p.prepared.plan = std::move(*decoded);
+  p.prepared.plan_bytes = std::move(*bytes);
   p.plan_decoded = true;
   if (request.expect_digest && p.report.plan_sha256 != *request.expect_digest)
     return make_error(request.plan_path + ": digest " + p.report.plan_sha256 + " is not the expected " +

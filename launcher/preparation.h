@@ -29,6 +29,7 @@ enum class Exit {
 // What the child applies, all of it made by the supervisor before the clone.
 struct Prepared {
   plan::Plan plan;  // as decoded, with the signal scope moved to a PID namespace where that stands in
+  std::vector<uint8_t> plan_bytes;  // as read: its provenance is decoded only to explain a denial (with_provenance)
   std::optional<LandlockNegotiation> negotiation;
   std::string executable;
   int ruleset_fd = -1;

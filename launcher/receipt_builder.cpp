@@ -5,7 +5,15 @@
 
 namespace aasm {
 
-Receipt build_receipt(const LaunchReport& report, const RunEnd& end) {
+ReceiptDenials receipt_denials(const denials::Log& log, const plan::Plan& plan, const LaunchContext& context,
+                               const std::vector<std::string>& unseen) {
+  ReceiptDenials out{plan.provenance.has_value(), log.dropped(), unseen, {}};
+  for (const denials::Log::Entry& entry : log.entries())
+    out.entries.push_back({entry.denial, entry.count, denials::explain(entry.denial, plan, context)});
+  return out;
+}
+
+Receipt build_receipt(const LaunchReport& report, const RunEnd& end, ReceiptDenials denials) {
   Receipt r;
   r.plan_sha256 = report.plan_sha256;
   r.kernel_release = report.host.kernel_release;
@@ -26,6 +34,7 @@ Receipt build_receipt(const LaunchReport& report, const RunEnd& end) {
   r.exit_code = end.exit_code;
   r.events = end.events;
   r.cleanup = end.cleanup;
+  r.denials = std::move(denials);
   return r;
 }
 

@@ -19,7 +19,11 @@ struct RunEnd {
   std::string cleanup;              // complete: ... / incomplete: every residual
 };
 
+// The receipt's denials section: each logged denial joined to the policy.
+ReceiptDenials receipt_denials(const denials::Log& log, const plan::Plan& plan, const LaunchContext& context,
+                               const std::vector<std::string>& unseen);
+
 // `report` must be complete (complete()).
-Receipt build_receipt(const LaunchReport& report, const RunEnd& end);
+Receipt build_receipt(const LaunchReport& report, const RunEnd& end, ReceiptDenials denials = {});
 
 }  // namespace aasm

@@ -83,6 +83,12 @@ ALLOWED = {
     # The two tables that share the word ipc: a namespace and a domain.
     ("runtime/plan/controls.def", "ipc"): "the ipc domain, in its own table",
     ("runtime/plan/namespaces.def", "ipc"): "the ipc namespace, in its own table",
+    # The denial report (issue 14): policy keys and syscall-group names it
+    # writes into the plan's provenance and the receipt.
+    ("compiler/backend/provenance.cpp", "mount"): "the syscall group @mount, a sensitive deny set",
+    ("compiler/backend/provenance.cpp", "execute"): "the key spec.filesystem.execute",
+    ("runtime/supervisor/denial_report.cpp", "ipc"): "the key spec.ipc",
+    ("runtime/supervisor/receipt.cpp", "syscall"): "the receipt key syscall of a denial (docs/receipts.md)",
 }
 
 

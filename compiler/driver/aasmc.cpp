@@ -10,6 +10,7 @@
 
 #include "backend/check_lowerable.h"
 #include "backend/plan_builder.h"
+#include "backend/provenance.h"
 #include "backend/socket_rules.h"
 #include "driver/show.h"
 #include "frontend/parse_policy.h"
@@ -157,6 +158,7 @@ int compile(const std::vector<std::string>& args) {
     diags.global_error(llvm::toString(plan.takeError()), aasmc::diag::kLowering);
     return kExitPolicyError;
   }
+  plan->provenance = aasmc::build_provenance(documents, *ir, sources);
   if (aasm::Status encodable = aasm::plan::check_encodable(*plan); !encodable) {
     diags.global_error(encodable.error().message, aasmc::diag::kLowering);
     return kExitPolicyError;

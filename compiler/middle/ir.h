@@ -123,12 +123,20 @@ struct SafeDefaultIR {
   std::map<std::string, SourceRef> allowed_by_policy;
 };
 
+// One document's allow list, groups expanded: a call outside it is refused
+// whatever the others allow (the meet), which the denial report names.
+struct DocumentAllowlist {
+  SourceRef node;                          // the document's `syscalls` node
+  std::map<std::string, SourceRef> names;  // each with the entry (name or @group) that allowed it
+};
+
 struct SyscallIR {
   enum class Mode { kAllowlist, kDenylist };
   Mode mode = Mode::kAllowlist;
   Effective<Action> default_action;             // allowlist: for calls not allowed
   std::map<std::string, SyscallEntryIR> allowed;  // allowlist mode
   std::map<std::string, SourceRef> denied;        // both modes: always refused
+  std::vector<DocumentAllowlist> allowlists;      // per allowlist document, in cascade order
   std::vector<SyscallRuleIR> rules;
   // Allowlist calls that `allow` rules permit only for some arguments: per
   // syscall, per target, the condition under which the call is allowed.

@@ -46,6 +46,7 @@ struct MergedSyscalls {
   std::optional<Effective<Action>> default_action;          // the strictest a document states
   std::optional<std::map<std::string, SourceRef>> allowed;  // the allowlists' meet; absent: no allowlist
   std::map<std::string, SourceRef> denied;                  // every deny list's names
+  std::vector<DocumentAllowlist> allowlists;                // each document's, for provenance
   std::map<std::string, std::string> left_out_of_deny;      // deny-group members left out, with why
   std::vector<std::pair<const SyscallGroup*, SourceRef>> rule_groups;  // deny sets with argument rules, where named
   std::vector<SyscallRuleIR> rules;                         // in cascade order, not yet normalized

@@ -244,7 +244,10 @@ std::optional<MergedSyscalls> merge_syscalls(const std::vector<PolicyDocument>& 
     check_document_conflicts(doc_allowed, doc_denied, diags);
     check_rule_conflicts(node.rules, diags);
     out.denied.insert(doc_denied.begin(), doc_denied.end());
-    if (node.allow) meet_keys(out.allowed, std::move(doc_allowed));
+    if (node.allow) {
+      out.allowlists.push_back({node.source, doc_allowed});
+      meet_keys(out.allowed, std::move(doc_allowed));
+    }
     for (const SyscallRule& rule : node.rules)
       if (resolver.check(rule.syscall))
         out.rules.push_back({rule.syscall.name, rule.when_text, rule.when, rule.action.value, rule.action.source, {}, {}});

@@ -214,6 +214,7 @@ std::optional<SyscallIR> resolve_syscalls(const std::optional<MergedSyscalls>& m
   ir.mode = allowed ? SyscallIR::Mode::kAllowlist : SyscallIR::Mode::kDenylist;
   ir.default_action = m.default_action.value_or(Effective<Action>{unwritten_default_action(), {}, {}});
   ir.denied = m.denied;
+  ir.allowlists = m.allowlists;
   ir.left_out_of_deny = m.left_out_of_deny;
   ir.rules = m.rules;
   if (process_denial != capabilities_denied.end()) deny_process_creation(ir, process_denial->second, targets);

@@ -34,6 +34,7 @@ enum class SectionType : uint32_t {
   kSyscallManifest = 4,  // which syscall came from where (for show/receipts)
   kProcess = 5,          // resource limits, environment, supervision
   kFilesystemView = 6,   // the command's own root: binds, /proc, /dev, private tmpfs
+  kProvenance = 7,       // which policy line made each decision (for the denial report)
 };
 
 // Section flag bits. A reader refuses an unknown section with the critical

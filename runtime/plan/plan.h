@@ -182,6 +182,44 @@ struct FilesystemView {
   bool operator==(const FilesystemView&) const = default;
 };
 
+// Where the plan's decisions came from, for the end-of-run denial report,
+// which names the policy line behind a refusal and the edit that would allow
+// it without the sources (docs/plan-format.md, section 7). Descriptive: a
+// plan without it enforces the same, and its report says so.
+inline constexpr uint16_t kNoSource = 0xFFFF;  // a decision no document wrote (a built-in default)
+
+struct ProvenanceSource {
+  std::string document;  // metadata.name
+  std::string tier;      // org, team, agent, run
+  std::string file;      // as given to the compiler, so `aasmc suggest` finds it from the same place
+  bool operator==(const ProvenanceSource&) const = default;
+};
+
+struct ProvenanceEntry {
+  uint16_t source = kNoSource;  // index in Provenance::sources
+  uint32_t line = 0, column = 0;
+  std::string key;    // the policy node as written: "filesystem.read.allow", "syscalls.deny", ...
+  std::string item;   // what the entry names: a path template, a syscall, "tcp:443"; "" for the node itself
+  std::string value;  // the node's setting where it has one: "none", "deny", "errno:EPERM"
+  bool operator==(const ProvenanceEntry&) const = default;
+};
+
+// A syscall of the architecture denials are recorded for (x86_64), named as
+// the compiler names it, with the deny set that makes allowing it sensitive.
+struct ProvenanceCall {
+  uint16_t number = 0;
+  std::string name;
+  std::string sensitive_group;  // "privileged", "mount", "kernel", "debug"; "" for the others
+  bool operator==(const ProvenanceCall&) const = default;
+};
+
+struct Provenance {
+  std::vector<ProvenanceSource> sources;  // in cascade order
+  std::vector<ProvenanceEntry> entries;   // per document, in the order written
+  std::vector<ProvenanceCall> calls;      // sorted by number
+  bool operator==(const Provenance&) const = default;
+};
+
 struct Plan {
   std::vector<std::pair<std::string, std::string>> meta;  // sorted by key
   std::optional<LandlockRuleset> landlock;
@@ -189,6 +227,7 @@ struct Plan {
   std::optional<FilesystemView> view;
   std::vector<SeccompProgram> seccomp;  // by audit_arch; per arch in install order, the main program last
   std::vector<SyscallEntry> syscalls;   // sorted by name
+  std::optional<Provenance> provenance;  // absent in plans of older compilers
   bool operator==(const Plan&) const = default;
 };
 
@@ -211,7 +250,11 @@ Status check_encodable(const Plan& plan);
 std::vector<uint8_t> encode_plan(const Plan& plan);
 
 // Verifies (limits, magic, version, size, digest, section table) and decodes.
-Result<Plan> decode_plan(std::span<const uint8_t> bytes);
+// kDeferProvenance leaves the provenance section unread (it is laid out and
+// digested like the rest): a launch needs it only to explain a denial, so
+// it does not pay for decoding it before the command runs.
+enum class Decode { kAll, kDeferProvenance };
+Result<Plan> decode_plan(std::span<const uint8_t> bytes, Decode what = Decode::kAll);
 
 // Reads a plan file with the size limit applied before the read.
 Result<std::vector<uint8_t>> read_plan_file(const std::string& path);

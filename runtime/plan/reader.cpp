@@ -57,7 +57,7 @@ bool is_normalized(const std::string& path) {
 }
 
 bool is_known(uint32_t type) {
-  return type >= uint32_t(SectionType::kMeta) && type <= uint32_t(SectionType::kFilesystemView);
+  return type >= uint32_t(SectionType::kMeta) && type <= uint32_t(SectionType::kProvenance);
 }
 
 const char* section_name(uint32_t type) {
@@ -68,6 +68,7 @@ const char* section_name(uint32_t type) {
     case SectionType::kSyscallManifest: return "syscall-manifest";
     case SectionType::kProcess: return "process";
     case SectionType::kFilesystemView: return "filesystem-view";
+    case SectionType::kProvenance: return "provenance";
   }
   return "unknown";
 }
@@ -437,6 +438,53 @@ Status decode_manifest(ByteReader& r, Plan& plan) {
   return Ok{};
 }
 
+Status decode_provenance(ByteReader& r, Plan& plan) {
+  if (plan.provenance) return fault("two provenance sections");
+  Provenance p;
+  const uint32_t sources = r.u32();
+  if (!r.ok()) return truncated("provenance");
+  if (sources >= kNoSource) return fault("provenance section has too many sources");
+  for (uint32_t i = 0; i < sources; ++i) {
+    ProvenanceSource source;
+    source.document = r.str16();
+    source.tier = r.str16();
+    source.file = r.str16();
+    if (!r.ok()) return truncated("provenance");
+    p.sources.push_back(std::move(source));
+  }
+  const uint32_t entries = r.u32();
+  if (!r.ok()) return truncated("provenance");
+  if (entries > kMaxListEntries) return fault("provenance section has too many entries");
+  for (uint32_t i = 0; i < entries; ++i) {
+    ProvenanceEntry entry;
+    entry.source = r.u16();
+    entry.line = r.u32();
+    entry.column = r.u32();
+    entry.key = r.str16();
+    entry.item = r.str16();
+    entry.value = r.str16();
+    if (!r.ok()) return truncated("provenance");
+    if (entry.source != kNoSource && entry.source >= p.sources.size())
+      return fault("provenance entry " + std::to_string(i) + " names a source the section does not have");
+    p.entries.push_back(std::move(entry));
+  }
+  const uint32_t calls = r.u32();
+  if (!r.ok()) return truncated("provenance");
+  if (calls > kMaxListEntries) return fault("provenance section has too many calls");
+  for (uint32_t i = 0; i < calls; ++i) {
+    ProvenanceCall call;
+    call.number = r.u16();
+    call.name = r.str16();
+    call.sensitive_group = r.str16();
+    if (!r.ok()) return truncated("provenance");
+    if (!p.calls.empty() && p.calls.back().number >= call.number)
+      return fault("provenance calls are not sorted by number and unique");
+    p.calls.push_back(std::move(call));
+  }
+  plan.provenance = std::move(p);
+  return Ok{};
+}
+
 Status decode_section(const SectionEntry& e, std::span<const uint8_t> body, Plan& plan, bool& seen_meta,
                       bool& seen_manifest) {
   ByteReader r(body);
@@ -456,6 +504,7 @@ Status decode_section(const SectionEntry& e, std::span<const uint8_t> body, Plan
       break;
     case SectionType::kProcess: status = decode_process(r, plan); break;
     case SectionType::kFilesystemView: status = decode_view(r, plan); break;
+    case SectionType::kProvenance: status = decode_provenance(r, plan); break;
   }
   if (!status) return status;
   if (!r.ok()) return fault(std::string(section_name(e.type)) + " section is shorter than its contents");
@@ -521,7 +570,7 @@ const char* audit_arch_name(uint32_t audit_arch) {
   return "unknown-arch";
 }
 
-Result<Plan> decode_plan(std::span<const uint8_t> bytes) {
+Result<Plan> decode_plan(std::span<const uint8_t> bytes, Decode what) {
   if (Status header = check_header(bytes); !header) return header.error();
   auto table = read_section_table(bytes);
   if (!table) return table.error();
@@ -540,6 +589,7 @@ Result<Plan> decode_plan(std::span<const uint8_t> bytes) {
                                   SectionType(e.type) == SectionType::kFilesystemView;
     if (critical_by_type && !(e.flags & kSectionCritical))
       return fault(std::string(section_name(e.type)) + " section is not marked critical");
+    if (what == Decode::kDeferProvenance && SectionType(e.type) == SectionType::kProvenance) continue;
     if (Status s = decode_section(e, bytes.subspan(e.offset, e.length), plan, seen_meta, seen_manifest); !s)
       return s.error();
   }

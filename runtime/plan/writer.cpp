@@ -125,6 +125,32 @@ std::vector<uint8_t> encode_manifest(const Plan& plan) {
   return std::move(w.bytes());
 }
 
+std::vector<uint8_t> encode_provenance(const Provenance& provenance) {
+  ByteWriter w;
+  w.u32(uint32_t(provenance.sources.size()));
+  for (const ProvenanceSource& source : provenance.sources) {
+    w.str16(source.document);
+    w.str16(source.tier);
+    w.str16(source.file);
+  }
+  w.u32(uint32_t(provenance.entries.size()));
+  for (const ProvenanceEntry& entry : provenance.entries) {
+    w.u16(entry.source);
+    w.u32(entry.line);
+    w.u32(entry.column);
+    w.str16(entry.key);
+    w.str16(entry.item);
+    w.str16(entry.value);
+  }
+  w.u32(uint32_t(provenance.calls.size()));
+  for (const ProvenanceCall& call : provenance.calls) {
+    w.u16(call.number);
+    w.str16(call.name);
+    w.str16(call.sensitive_group);
+  }
+  return std::move(w.bytes());
+}
+
 std::vector<Section> sections_of(const Plan& plan) {
   std::vector<Section> sections;
   sections.push_back({SectionType::kMeta, 0, encode_meta(plan)});
@@ -135,10 +161,23 @@ std::vector<Section> sections_of(const Plan& plan) {
   if (plan.process) sections.push_back({SectionType::kProcess, kSectionCritical, encode_process(*plan.process)});
   if (plan.view) sections.push_back({SectionType::kFilesystemView, kSectionCritical, encode_view(*plan.view)});
   sections.push_back({SectionType::kSyscallManifest, 0, encode_manifest(plan)});
+  if (plan.provenance) sections.push_back({SectionType::kProvenance, 0, encode_provenance(*plan.provenance)});
   return sections;
 }
 
 Error too_large(const std::string& what) { return make_error("plan cannot be encoded: " + what); }
+
+bool fits(const std::string& text) { return text.size() <= kMaxStringBytes; }
+
+Status check_provenance(const Provenance& p) {
+  if (p.sources.size() >= kNoSource || p.entries.size() > kMaxListEntries || p.calls.size() > kMaxListEntries)
+    return too_large("too many provenance records");
+  for (const ProvenanceSource& s : p.sources)
+    if (!fits(s.document) || !fits(s.tier) || !fits(s.file)) return too_large("a provenance source is too long");
+  for (const ProvenanceEntry& e : p.entries)
+    if (!fits(e.key) || !fits(e.item) || !fits(e.value)) return too_large("a provenance entry is too long");
+  return Ok{};
+}
 
 }  // namespace
 
@@ -168,6 +207,7 @@ Status check_encodable(const Plan& plan) {
   if (plan.syscalls.size() > kMaxListEntries) return too_large("too many syscall manifest entries");
   for (const SyscallEntry& entry : plan.syscalls)
     if (entry.name.size() > kMaxStringBytes) return too_large("a syscall name is too long");
+  if (plan.provenance) return check_provenance(*plan.provenance);
   return Ok{};
 }
 

@@ -267,43 +267,7 @@ std::optional<denials::Denial> landlock_denial(pid_t tid, const TracedCall& row,
   return d;
 }
 
-const char* call_name(int nr) {
-  for (const TracedCall& row : kTracedCalls)
-    if (row.nr == nr) return row.name;
-  return "?";
-}
-
-// "read_file, truncate": the names of a layer's right bits.
-std::string right_names(denials::Layer layer, uint64_t rights) {
-  const landlock::RightKind kind = layer == denials::Layer::kLandlockFs    ? landlock::RightKind::kFs
-                                   : layer == denials::Layer::kLandlockNet ? landlock::RightKind::kNet
-                                                                           : landlock::RightKind::kScope;
-  std::string names;
-  for (uint64_t bit = 1; bit && bit <= rights; bit <<= 1)
-    if (const char* name = (rights & bit) ? landlock::right_name(kind, bit) : nullptr)
-      names += (names.empty() ? "" : ", ") + std::string(name);
-  return names;
-}
-
 }  // namespace
-
-std::vector<std::string> denial_lines(const denials::Log& log) {
-  std::vector<std::string> lines;
-  for (const denials::Log::Entry& entry : log.entries()) {
-    const denials::Denial& d = entry.denial;
-    if (d.layer == denials::Layer::kSeccomp) continue;  // TODO(lane B): its records' wording
-    std::string what = d.layer == denials::Layer::kLandlockNet ? "tcp port " + std::to_string(d.port) : d.path;
-    if (!d.arguments.empty()) what += (what.empty() ? "(" : " (") + d.arguments + ")";
-    const char* error = ::strerrorname_np(d.error);
-    lines.push_back("explain: Landlock refused " + std::string(call_name(d.syscall)) + " " + what + ": needs " +
-                    right_names(d.layer, d.rights) + "; " + (error ? error : "?") + ", " + std::to_string(entry.count) +
-                    " time(s), seen by the " + (d.witness == denials::Witness::kTracer ? "tracer" : "supervisor"));
-  }
-  if (log.dropped())
-    lines.push_back("explain: " + std::to_string(log.dropped()) + " more denial record(s) dropped beyond " +
-                    std::to_string(denials::Log::kMaxDistinct) + " distinct ones");
-  return lines;
-}
 
 unsigned trace_options() {
   return PTRACE_O_TRACESECCOMP | PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |

@@ -44,12 +44,6 @@ unsigned trace_options();
 // table's calls of `audit_arch`, with the call's row in the action's data.
 seccomp::PreparedFilter trace_filter(uint32_t audit_arch);
 
-// One line per distinct Landlock denial recorded, with its count and who
-// saw it, for the run's events (stderr notes and the receipt).
-// TODO(issue 14, lane A): the --denials report, with each denial's policy
-// line and edit, replaces these lines.
-std::vector<std::string> denial_lines(const denials::Log& log);
-
 class Tracer {
  public:
   // SIGCHLD must be blocked in the supervisor before the command starts.

@@ -29,6 +29,52 @@ std::string quoted(const std::string& text) {
 }
 
 std::string field(const char* key, const std::string& value) { return quoted(key) + ": " + quoted(value); }
+std::string number(const char* key, uint64_t value) { return quoted(key) + ": " + std::to_string(value); }
+
+std::string strings(const std::vector<std::string>& items) {
+  std::string out = "[";
+  for (size_t i = 0; i < items.size(); ++i) out += std::string(i ? ", " : "") + quoted(items[i]);
+  return out + "]";
+}
+
+std::string policy_line(const denials::PolicyLine& l) {
+  return "{" + field("document", l.document) + ", " + field("file", l.file) + ", " + number("line", l.line) + ", " +
+         number("col", l.column) + ", " + field("key", l.key) + ", " + field("item", l.item) + ", " +
+         field("value", l.value) + "}";
+}
+
+std::string edit(const denials::Edit& e) {
+  return "{" + field("document", e.document) + ", " + field("file", e.file) + ", " + field("list", e.list) + ", " +
+         field("op", e.op) + ", " + field("item", e.item) + ", " + number("line", e.line) + ", " +
+         number("col", e.column) + ", " + field("widens", e.widens) + "}";
+}
+
+std::string errno_name(int error) {
+  const char* name = error ? strerrorname_np(error) : nullptr;
+  return name ? name : "";
+}
+
+std::string denial(const ReceiptDenial& r) {
+  const denials::Denial& d = r.denial;
+  const denials::Explanation& e = r.explanation;
+  std::string out = "\n      {" + field("layer", denials::layer_name(d.layer)) + ", " +
+                    field("witness", denials::witness_name(d.witness)) + ", " + field("syscall", e.call) + ", " +
+                    number("syscall_number", d.syscall < 0 ? 0 : uint64_t(d.syscall)) + ", " +
+                    field("errno", errno_name(d.error)) + ",\n       \"rights\": " + strings(e.rights) + ", " +
+                    field("path", e.path) + ", " + number("port", d.port) + ", " + field("arguments", d.arguments) +
+                    ", " + number("count", r.count) + ",\n       \"policy\": [";
+  for (size_t i = 0; i < e.policy.size(); ++i) out += std::string(i ? ", " : "") + policy_line(e.policy[i]);
+  out += "],\n       \"edits\": [";
+  for (size_t i = 0; i < e.edits.size(); ++i) out += std::string(i ? ", " : "") + edit(e.edits[i]);
+  return out + "],\n       " + field("note", e.note) + "}";
+}
+
+std::string denials_section(const ReceiptDenials& d) {
+  std::string out = "  \"denials\": {\"provenance\": " + std::string(d.provenance ? "true" : "false") + ", " +
+                    number("dropped", d.dropped) + ", \"unseen\": " + strings(d.unseen) + ",\n    \"entries\": [";
+  for (size_t i = 0; i < d.entries.size(); ++i) out += std::string(i ? "," : "") + denial(d.entries[i]);
+  return out + (d.entries.empty() ? "]},\n" : "\n    ]},\n");
+}
 
 }  // namespace
 
@@ -62,9 +108,8 @@ std::string render_receipt(const Receipt& r) {
     out += "\n  ],\n";
   }
   out += "  \"command\": {" + field("outcome", r.outcome) +
-         ", \"exit_code\": " + std::to_string(r.exit_code) + "},\n  \"events\": [";
-  for (size_t i = 0; i < r.events.size(); ++i) out += std::string(i ? ", " : "") + quoted(r.events[i]);
-  out += "],\n  " + field("cleanup", r.cleanup) + "\n}\n";
+         ", \"exit_code\": " + std::to_string(r.exit_code) + "},\n  \"events\": " + strings(r.events);
+  out += ",\n" + denials_section(r.denials) + "  " + field("cleanup", r.cleanup) + "\n}\n";
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "supervisor/denial_report.h"
 
 namespace aasm {
 
@@ -36,6 +37,22 @@ struct ReceiptViewMount {
   std::string status;
 };
 
+// What the run's confinement refused (docs/receipts.md, "denials"): each
+// distinct denial once with its count, the policy lines that refused it and
+// the edits that would allow it. `aasmc suggest` reads exactly this.
+struct ReceiptDenial {
+  denials::Denial denial;
+  uint64_t count = 0;
+  denials::Explanation explanation;
+};
+
+struct ReceiptDenials {
+  bool provenance = false;  // the plan has a provenance section
+  uint64_t dropped = 0;     // records beyond the log's cap of distinct denials
+  std::vector<std::string> unseen;  // classes of denial this run could not see, and how to see them
+  std::vector<ReceiptDenial> entries;
+};
+
 struct Receipt {
   std::string plan_sha256;
   std::string kernel_release;
@@ -48,6 +65,7 @@ struct Receipt {
   int exit_code = 0;    // the launcher's own exit code
   std::vector<std::string> events;  // from the kernel's counters: OOM kills, task-limit hits
   std::string cleanup;              // complete: ... / incomplete: every residual
+  ReceiptDenials denials;
 };
 
 std::string render_receipt(const Receipt& receipt);

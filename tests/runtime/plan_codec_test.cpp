@@ -1,6 +1,7 @@
 // encode_plan / decode_plan agree, and the encoding is canonical.
 #include <doctest/doctest.h>
 
+#include "plan/codec.h"
 #include "plan/plan.h"
 #include "plan_fixture.h"
 
@@ -59,6 +60,40 @@ TEST_CASE("plan: a process section with namespaces and kept capabilities round-t
   REQUIRE_MESSAGE(decoded, (decoded ? "" : decoded.error().message));
   CHECK(*decoded == p);
   CHECK(plan::encode_plan(*decoded) == bytes);
+}
+
+// Provenance is descriptive (docs/plan-format.md, section 7): not critical,
+// so a launcher that does not know it skips it, and a plan without it (an
+// older compiler's) decodes to the same plan less its provenance.
+TEST_CASE("plan: the provenance section round-trips, is not critical, and may be absent") {
+  plan::Plan p = test::sample_plan();
+  REQUIRE(p.provenance);
+  const std::vector<uint8_t> bytes = plan::encode_plan(p);
+  auto decoded = plan::decode_plan(bytes);
+  REQUIRE(decoded);
+  CHECK(decoded->provenance == p.provenance);
+  plan::ByteReader table(std::span<const uint8_t>(bytes).subspan(plan::kHeaderSize));
+  bool found = false;
+  for (uint32_t i = 0; i < bytes[test::kCountOffset]; ++i) {
+    const uint32_t type = table.u32(), flags = table.u32();
+    table.u64();
+    table.u64();
+    if (type == uint32_t(plan::SectionType::kProvenance)) {
+      found = true;
+      CHECK(flags == 0);
+    }
+  }
+  CHECK(found);
+  // The launcher defers it: the same plan, less its provenance.
+  auto deferred = plan::decode_plan(bytes, plan::Decode::kDeferProvenance);
+  REQUIRE(deferred);
+  CHECK_FALSE(deferred->provenance);
+  p.provenance.reset();
+  CHECK(*deferred == p);
+  auto without = plan::decode_plan(plan::encode_plan(p));
+  REQUIRE(without);
+  CHECK_FALSE(without->provenance);
+  CHECK(*without == p);
 }
 
 TEST_CASE("plan: layout is the documented one") {

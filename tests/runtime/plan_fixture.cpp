@@ -41,6 +41,14 @@ plan::Plan sample_plan() {
                 {plan::PathBase::kCwd, plan::kViewProtected | plan::kViewOptional, "/.git/hooks"}};
   view.tmpfs = {{"/dev/shm", 1 << 20, plan::kViewNoExec}, {"/tmp", 64 << 20, 0}};
   p.view = view;
+  plan::Provenance provenance;
+  provenance.sources = {{"org-base", "org", "policies/org.yaml"}, {"my-agent", "agent", "agent.yaml"}};
+  provenance.entries = {{0, 7, 14, "filesystem.read.allow", "", ""},
+                        {0, 7, 15, "filesystem.read.allow", "/usr", ""},
+                        {1, 12, 5, "syscalls.allow", "", ""},
+                        {plan::kNoSource, 0, 0, "syscalls.safe_default", "chmod", "@setid-modes: errno:EPERM"}};
+  provenance.calls = {{0, "read", ""}, {101, "ptrace", "debug"}};
+  p.provenance = provenance;
   return p;
 }
 

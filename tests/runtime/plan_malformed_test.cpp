@@ -110,6 +110,30 @@ const Case kCases[] = {
     {"no meta section", [] { return test::assemble({{99, 0, Bytes(8, 0)}}); }, "no meta section"},
     {"two meta sections",
      [] { return test::assemble({{1, 0, test::meta_body()}, {1, 0, test::meta_body()}}); }, "two meta"},
+    {"provenance entry naming a source it does not have",
+     [] {
+       plan::ByteWriter w;
+       w.u32(0);                                           // no sources
+       w.u32(1); w.u16(0); w.u32(1); w.u32(1); w.str16("syscalls.deny"); w.str16("ptrace"); w.str16("");
+       w.u32(0);                                           // no calls
+       return test::assemble({{1, 0, test::meta_body()}, {7, 0, w.bytes()}});
+     },
+     "names a source"},
+    {"provenance calls out of order",
+     [] {
+       plan::ByteWriter w;
+       w.u32(0); w.u32(0);
+       w.u32(2); w.u16(5); w.str16("b"); w.str16(""); w.u16(4); w.str16("a"); w.str16("");
+       return test::assemble({{1, 0, test::meta_body()}, {7, 0, w.bytes()}});
+     },
+     "not sorted"},
+    {"provenance section shorter than its contents",
+     [] {
+       plan::ByteWriter w;
+       w.u32(3);
+       return test::assemble({{1, 0, test::meta_body()}, {7, 0, w.bytes()}});
+     },
+     "shorter than its contents"},
     {"landlock section not marked critical",
      [] {
        plan::ByteWriter w;

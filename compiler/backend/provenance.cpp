@@ -1,0 +1,149 @@
+#include "backend/provenance.h"
+
+#include <algorithm>
+#include <set>
+
+#include "tables/syscall_groups.h"
+#include "tables/targets.h"
+
+namespace aasmc {
+namespace {
+
+using aasm::plan::ProvenanceEntry;
+
+// The deny sets whose calls widen the host's exposure when a policy allows
+// them: the report warns before it suggests one.
+constexpr llvm::StringRef kSensitiveGroups[] = {"privileged", "mount", "kernel", "debug"};
+
+class Builder {
+ public:
+  Builder(const PolicyIR& ir, const llvm::SourceMgr& sources) : ir_(ir), sources_(sources) {}
+
+  void add(const SourceRef& from, std::string key, std::string item = {}, std::string value = {}) {
+    ProvenanceEntry entry{aasm::plan::kNoSource, 0, 0, std::move(key), std::move(item), std::move(value)};
+    if (from.document >= 0 && from.loc.isValid()) {
+      entry.source = uint16_t(from.document);
+      std::tie(entry.line, entry.column) = sources_.getLineAndColumn(from.loc);
+    }
+    out_.entries.push_back(std::move(entry));
+  }
+
+  void paths(const std::string& key, const SourceRef& node, const std::vector<PathEntry>& entries) {
+    add(node, key);
+    for (const PathEntry& entry : entries) add(entry.source, key, entry.path.text());
+  }
+
+  void network(const std::string& key, const NetworkRule& rule) {
+    static const char* const kKinds[] = {"none", "allow", "hosts"};
+    add(rule.source, key, {}, kKinds[int(rule.kind)]);
+    for (const PortEntry& port : rule.allow)
+      add(port.source, key + ".allow",
+          port.protocol == PortEntry::Protocol::kUdp ? "udp" : "tcp:" + std::to_string(port.port));
+    for (const NameEntry& host : rule.hosts) add(host.source, key + ".hosts", host.name);
+  }
+
+  void flag(const std::string& key, const std::optional<Located<bool>>& denied) {
+    if (denied) add(denied->source, key, {}, denied->value ? "deny" : "allow");
+  }
+
+  void document(const PolicyDocument& doc) {
+    for (const Located<Domain>& domain : doc.capabilities_deny.value_or(std::vector<Located<Domain>>{}))
+      add(domain.source, "capabilities.deny", domain_name(domain.value));
+    if (doc.filesystem) {
+      const FilesystemNode& fs = *doc.filesystem;
+      for (const auto& [verb, list] : {std::pair("read", &fs.read), std::pair("write", &fs.write),
+                                       std::pair("execute", &fs.execute)})
+        if (*list) paths(std::string("filesystem.") + verb + ".allow", (*list)->source, (*list)->allow);
+    }
+    if (doc.network) {
+      if (doc.network->outbound) network("network.outbound", *doc.network->outbound);
+      if (doc.network->bind) network("network.bind", *doc.network->bind);
+    }
+    if (doc.ipc) {
+      flag("ipc.abstract_unix_sockets", doc.ipc->abstract_unix_sockets_denied);
+      flag("ipc.signals", doc.ipc->signals_denied);
+      if (const auto& sockets = doc.ipc->unix_sockets) {
+        add(sockets->source, "ipc.unix_sockets", {}, sockets->deny ? "deny" : "allow");
+        for (const PathEntry& entry : sockets->allow) add(entry.source, "ipc.unix_sockets.allow", entry.path.text());
+      }
+    }
+  }
+
+  // A rule of the IR comes from a rule the policy wrote, a deny set with
+  // argument rules, capabilities.deny or a safe default: the key says which,
+  // so the edit goes to the right node.
+  std::string rule_key(const SyscallRuleIR& rule, const std::vector<PolicyDocument>& documents) const {
+    if (!rule.safe_default.empty()) return "syscalls.safe_default";
+    if (rule.from.document < 0) return "syscalls.rules";
+    const PolicyDocument& doc = documents[size_t(rule.from.document)];
+    const auto same = [&](const SourceRef& s) { return s.loc == rule.from.loc; };
+    if (doc.syscalls && std::any_of(doc.syscalls->rules.begin(), doc.syscalls->rules.end(),
+                                    [&](const SyscallRule& r) { return same(r.action.source); }))
+      return "syscalls.rules";
+    if (doc.capabilities_deny && std::any_of(doc.capabilities_deny->begin(), doc.capabilities_deny->end(),
+                                             [&](const Located<Domain>& d) { return same(d.source); }))
+      return "capabilities.deny";
+    return "syscalls.deny";
+  }
+
+  void syscalls(const std::vector<PolicyDocument>& documents) {
+    if (!ir_.syscalls) return;
+    const SyscallIR& s = *ir_.syscalls;
+    add(s.default_action.from, "syscalls.default", {}, s.default_action.value.text());
+    for (const DocumentAllowlist& list : s.allowlists) {
+      add(list.node, "syscalls.allow");
+      for (const auto& [name, from] : list.names) add(from, "syscalls.allow", name);
+    }
+    for (const auto& [name, from] : s.denied) add(from, "syscalls.deny", name, s.default_action.value.text());
+    for (const SyscallRuleIR& rule : s.rules) {
+      std::string value = rule.action.text() + (rule.when_text ? " when " + rule.when_text->value : "");
+      if (!rule.safe_default.empty()) value = "@" + rule.safe_default + ": " + value;
+      add(rule.safe_default.empty() ? rule.from : SourceRef{}, rule_key(rule, documents), rule.syscall, value);
+    }
+  }
+
+  // The names and numbers of x86_64, the architecture the launcher records
+  // denials for, with the sensitive deny set of each.
+  void calls() {
+    const auto x86 = std::find_if(ir_.targets.begin(), ir_.targets.end(),
+                                  [](const Target& t) { return t.audit_arch == aasm::plan::kAuditArchX86_64; });
+    if (x86 == ir_.targets.end()) return;
+    std::map<int, aasm::plan::ProvenanceCall> by_number;
+    for (llvm::StringRef name : known_syscall_names())
+      if (std::optional<int> number = syscall_number(*x86, name); number && *number >= 0 && *number < 0xFFFF)
+        by_number.try_emplace(*number, aasm::plan::ProvenanceCall{uint16_t(*number), name.str(), {}});
+    // A uid/gid call is privileged only where the policy keeps its capability
+    // (GroupMember::capability): without it, it can only keep or lower ids.
+    const auto& kept = ir_.isolation.linux_capabilities;
+    for (llvm::StringRef group : kSensitiveGroups)
+      for (const GroupMember& member : find_group(group)->members)
+        if (member.capability.empty() || (kept && kept->count(member.capability.str())))
+          if (std::optional<int> number = syscall_number(*x86, member.syscall))
+            if (auto it = by_number.find(*number); it != by_number.end() && it->second.sensitive_group.empty())
+              it->second.sensitive_group = group.str();
+    for (auto& [number, call] : by_number) out_.calls.push_back(std::move(call));
+  }
+
+  aasm::plan::Provenance take(const std::vector<PolicyDocument>& documents) {
+    for (const SourceDocument& source : ir_.sources)
+      out_.sources.push_back({source.name, tier_name(source.tier), source.file});
+    for (const PolicyDocument& doc : documents) document(doc);
+    syscalls(documents);
+    calls();
+    return std::move(out_);
+  }
+
+ private:
+  const PolicyIR& ir_;
+  const llvm::SourceMgr& sources_;
+  aasm::plan::Provenance out_;
+};
+
+}  // namespace
+
+aasm::plan::Provenance build_provenance(const std::vector<PolicyDocument>& documents, const PolicyIR& ir,
+                                        const llvm::SourceMgr& sources) {
+  return Builder(ir, sources).take(documents);
+}
+
+}  // namespace aasmc

@@ -1,0 +1,345 @@
+#include "supervisor/denial_report.h"
+
+#include <algorithm>
+#include <cstring>
+#include <initializer_list>
+#include <string_view>
+
+#include "kernel/landlock_uapi.h"
+
+namespace aasm::denials {
+namespace {
+
+using plan::ControlDomain;
+using plan::Provenance;
+using plan::ProvenanceEntry;
+namespace fs = landlock::fs;
+
+// The policy node each Landlock control domain's rights come from.
+constexpr std::pair<ControlDomain, const char*> kDomainNodes[] = {
+    {ControlDomain::kFileRead, "filesystem.read"},        {ControlDomain::kFileWrite, "filesystem.write"},
+    {ControlDomain::kFileExecute, "filesystem.execute"},  {ControlDomain::kNetworkOutbound, "network.outbound"},
+    {ControlDomain::kNetworkBind, "network.bind"},        {ControlDomain::kIpc, "ipc"},
+};
+
+// Paths whose reading or writing hands the command a secret or the host: an
+// edit granting one of them, or a tree holding one, carries a warning.
+constexpr const char* kSensitivePaths[] = {
+    "/root", "${HOME}/.ssh", "${HOME}/.gnupg", "${HOME}/.aws", "${HOME}/.azure", "${HOME}/.config/gcloud",
+    "${HOME}/.kube", "${HOME}/.docker", "${HOME}/.netrc", "${HOME}/.git-credentials", "${HOME}/.password-store",
+    "/etc/shadow", "/etc/gshadow", "/etc/sudoers",
+};
+
+// Rights checked on the directory an entry is made in or removed from
+// (Landlock's own rule), so the edit names the parent, not the new name.
+constexpr uint64_t kParentRights = fs::kRemoveDir | fs::kRemoveFile | fs::kMakeChar | fs::kMakeDir | fs::kMakeReg |
+                                   fs::kMakeSock | fs::kMakeFifo | fs::kMakeBlock | fs::kMakeSym | fs::kRefer;
+
+bool is_beneath(const std::string& path, const std::string& tree) {
+  if (tree == "/") return !path.empty() && path[0] == '/';
+  return path == tree || (path.size() > tree.size() && path.compare(0, tree.size(), tree) == 0 && path[tree.size()] == '/');
+}
+
+// A template's path here, "" when its variable is unset.
+std::string resolve(const std::string& text, const LaunchContext& context) {
+  for (const auto& [variable, value] : {std::pair("${CWD}", &context.cwd), std::pair("${HOME}", &context.home)})
+    if (text.compare(0, std::strlen(variable), variable) == 0) return value->empty() ? "" : *value + text.substr(std::strlen(variable));
+  return text;
+}
+
+// A path as a template, under the deeper of ${CWD} and ${HOME}: what a
+// policy writes, and what the receipt may keep (no home directory string).
+std::string as_template(const std::string& path, const LaunchContext& context) {
+  std::pair<size_t, std::string> best{0, path};
+  for (const auto& [variable, value] : {std::pair("${CWD}", &context.cwd), std::pair("${HOME}", &context.home)})
+    if (!value->empty() && *value != "/" && is_beneath(path, *value) && value->size() > best.first)
+      best = {value->size(), variable + path.substr(value->size())};
+  return best.second;
+}
+
+std::string parent_of(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  return slash == 0 || slash == std::string::npos ? "/" : path.substr(0, slash);
+}
+
+std::string sensitive_path_widened(const std::string& grant, const LaunchContext& context) {
+  for (const char* sensitive : kSensitivePaths) {
+    const std::string here = resolve(sensitive, context);
+    if (!here.empty() && (is_beneath(grant, here) || is_beneath(here, grant))) return sensitive;
+  }
+  return "";
+}
+
+// A rule's action as the provenance writes it (Action::text): an `allow` or
+// `log` rule never refused anything.
+bool refuses(const std::string& value) { return value.rfind("kill", 0) == 0 || value.rfind("errno:", 0) == 0; }
+
+std::string errno_name(int error) {
+  const char* name = error ? strerrorname_np(error) : nullptr;
+  return name ? name : std::to_string(error);
+}
+
+class Join {
+ public:
+  Join(const Denial& denial, const plan::Plan& plan, const LaunchContext& context)
+      : d_(denial), plan_(plan), context_(context), p_(*plan.provenance) {}
+
+  Explanation run() {
+    out_.path = d_.path.empty() ? "" : as_template(d_.path, context_);
+    switch (d_.layer) {
+      case Layer::kSeccomp: seccomp(); break;
+      case Layer::kLandlockFs: filesystem(); break;
+      case Layer::kLandlockNet: network(); break;
+      case Layer::kLandlockScope: scope(); break;
+    }
+    if (out_.policy.empty() && out_.note.empty())
+      out_.note = "no document of the plan refuses it: a rule skipped as optional here, or a mechanism outside "
+                  "the policy's lists (the filesystem view, a safe default of the launcher)";
+    return std::move(out_);
+  }
+
+ private:
+  PolicyLine line_of(const ProvenanceEntry& e) const {
+    PolicyLine l{"", "", e.line, e.column, e.key, e.item, e.value};
+    if (e.source != plan::kNoSource) {
+      l.document = p_.sources[e.source].document;
+      l.file = p_.sources[e.source].file;
+    }
+    return l;
+  }
+
+  void refused_by(const ProvenanceEntry& e, std::string list, std::string op, std::string item, std::string widens) {
+    out_.policy.push_back(line_of(e));
+    const PolicyLine& l = out_.policy.back();
+    const bool at_line = op != "add";
+    out_.edits.push_back({l.document, l.file, std::move(list), std::move(op), std::move(item), at_line ? l.line : 0,
+                          at_line ? l.column : 0, std::move(widens)});
+  }
+
+  template <typename Pred>
+  std::vector<const ProvenanceEntry*> find(Pred pred) const {
+    std::vector<const ProvenanceEntry*> found;
+    for (const ProvenanceEntry& e : p_.entries)
+      if (pred(e)) found.push_back(&e);
+    return found;
+  }
+
+  // capabilities.deny of a domain refuses all of it.
+  void capability_denials(ControlDomain domain, const std::string& widens) {
+    const std::string name = plan::control_domain_name(domain);
+    for (const ProvenanceEntry* e : find([&](const ProvenanceEntry& e) { return e.key == "capabilities.deny" && e.item == name; }))
+      refused_by(*e, "capabilities.deny", "remove", name, widens);
+  }
+
+  // Whether one of the document's entries of these lists grants the path.
+  bool granted(uint16_t source, std::initializer_list<std::string_view> lists) const {
+    return !find([&](const ProvenanceEntry& e) {
+              return e.source == source && !e.item.empty() && std::find(lists.begin(), lists.end(), e.key) != lists.end() &&
+                     is_beneath(d_.path, resolve(e.item, context_));
+            }).empty();
+  }
+
+  // The documents whose `list` does not grant the path; for reading, a
+  // writable tree counts too (a tree that may be written may be read).
+  void path_lists(const std::string& list, const std::string& grant) {
+    const std::string also = list == "filesystem.read.allow" ? "filesystem.write.allow" : list;
+    for (const ProvenanceEntry* head : find([&](const ProvenanceEntry& e) { return e.key == list && e.item.empty(); }))
+      if (!granted(head->source, {list, also}))
+        refused_by(*head, list, "add", as_template(grant, context_), sensitive_path_widened(grant, context_));
+  }
+
+  void filesystem() {
+    for (uint64_t bit = 1; bit && bit <= d_.rights; bit <<= 1)
+      if (d_.rights & bit)
+        if (const char* name = landlock::right_name(landlock::RightKind::kFs, bit)) out_.rights.push_back(name);
+    if (d_.path.empty()) {
+      out_.note = "the witness did not resolve the path";
+      return;
+    }
+    const std::string grant = d_.rights & kParentRights ? parent_of(d_.path) : d_.path;
+    if (d_.rights & fs::kResolveUnix) unix_sockets(grant);
+    if (!plan_.landlock) return;
+    for (const plan::LandlockControl& control : plan_.landlock->controls) {
+      if (!(control.fs & d_.rights & ~fs::kResolveUnix)) continue;
+      const auto node = std::find_if(std::begin(kDomainNodes), std::end(kDomainNodes),
+                                     [&](const auto& n) { return n.first == control.domain; });
+      if (node == std::end(kDomainNodes)) continue;
+      const std::string name = node->second;
+      path_lists(name + ".allow", grant);
+      capability_denials(control.domain, sensitive_path_widened(grant, context_));
+    }
+  }
+
+  void unix_sockets(const std::string& socket) {
+    const std::string allow = "{allow: [" + as_template(socket, context_) + "]}";
+    for (const ProvenanceEntry* e : find([](const ProvenanceEntry& e) { return e.key == "ipc.unix_sockets"; })) {
+      if (e->value == "deny") refused_by(*e, e->key, "set", allow, "");
+      else if (!granted(e->source, {"ipc.unix_sockets.allow"}))
+        refused_by(*e, "ipc.unix_sockets.allow", "add", as_template(socket, context_), "");
+    }
+  }
+
+  void network() {
+    const bool bind = d_.rights & landlock::net::kBindTcp;
+    out_.rights.push_back(landlock::right_name(landlock::RightKind::kNet, bind ? landlock::net::kBindTcp : landlock::net::kConnectTcp));
+    const std::string node = bind ? "network.bind" : "network.outbound";
+    const std::string port = "tcp:" + std::to_string(d_.port);
+    const std::string widens = "the network";
+    for (const ProvenanceEntry* e : find([&](const ProvenanceEntry& e) { return e.key == node; })) {
+      const bool listed = !find([&](const ProvenanceEntry& x) {
+                             return x.source == e->source && x.key == node + ".allow" && x.item == port;
+                           }).empty();
+      if (e->value == "allow" && !listed) refused_by(*e, node + ".allow", "add", port, widens);
+      else if (e->value != "allow") refused_by(*e, node, "set", "{allow: [" + port + "]}", widens);
+    }
+    capability_denials(bind ? ControlDomain::kNetworkBind : ControlDomain::kNetworkOutbound, widens);
+  }
+
+  void scope() {
+    const bool signal = d_.rights & landlock::scope::kSignal;
+    out_.rights.push_back(landlock::right_name(landlock::RightKind::kScope,
+                                               signal ? landlock::scope::kSignal : landlock::scope::kAbstractUnixSocket));
+    const std::string node = signal ? "ipc.signals" : "ipc.abstract_unix_sockets";
+    const std::string widens = signal ? "signals to processes outside the run" : "abstract unix sockets outside the run";
+    for (const ProvenanceEntry* e : find([&](const ProvenanceEntry& e) { return e.key == node && e.value == "deny"; }))
+      refused_by(*e, node, "set", "allow", widens);
+    capability_denials(ControlDomain::kIpc, widens);
+  }
+
+  void seccomp() {
+    const auto call = std::find_if(p_.calls.begin(), p_.calls.end(),
+                                   [&](const plan::ProvenanceCall& c) { return c.number == d_.syscall; });
+    if (d_.syscall < 0 || call == p_.calls.end()) {
+      out_.note = d_.syscall < 0 ? "the command was killed by SIGSYS; the exit status does not say which call"
+                                 : "call number " + std::to_string(d_.syscall) + " is not in the plan's table of x86_64 calls";
+      return;
+    }
+    out_.call = call->name;
+    const std::string widens = call->sensitive_group.empty() ? "" : "@" + call->sensitive_group;
+    const std::string allow_rule = "{syscall: " + call->name + ", action: allow}";
+    for (const ProvenanceEntry* e : find([&](const ProvenanceEntry& e) { return e.item == call->name; })) {
+      if (e->key == "syscalls.deny") refused_by(*e, e->key, "remove", call->name, widens);
+      else if ((e->key == "syscalls.rules" || e->key == "capabilities.deny") && refuses(e->value))
+        refused_by(*e, e->key, "change", call->name, widens);
+      else if (e->key == "syscalls.safe_default") safe_default(*e, allow_rule, widens);
+    }
+    if (!out_.policy.empty()) return;
+    // Not denied by name: an allowlist without it, answered with the default.
+    for (const ProvenanceEntry* head : find([](const ProvenanceEntry& e) { return e.key == "syscalls.allow" && e.item.empty(); }))
+      if (find([&](const ProvenanceEntry& e) { return e.source == head->source && e.key == "syscalls.allow" && e.item == call->name; }).empty())
+        refused_by(*head, "syscalls.allow", "add", call->name, widens);
+    if (out_.policy.empty()) return;
+    for (const ProvenanceEntry* e : find([](const ProvenanceEntry& e) { return e.key == "syscalls.default"; }))
+      out_.policy.push_back(line_of(*e));
+  }
+
+  // A safe default no document wrote: an `allow` rule opts out of it (for
+  // every safe default; a bare name does only for some), in the narrowest
+  // document that writes syscalls, or the narrowest of all.
+  void safe_default(const ProvenanceEntry& e, const std::string& allow_rule, const std::string& widens) {
+    out_.policy.push_back(line_of(e));
+    uint16_t narrowest = p_.sources.empty() ? plan::kNoSource : uint16_t(p_.sources.size() - 1);
+    for (const ProvenanceEntry& x : p_.entries)
+      if (x.source != plan::kNoSource && x.key.compare(0, 9, "syscalls.") == 0) narrowest = x.source;
+    if (narrowest == plan::kNoSource) return;
+    out_.edits.push_back({p_.sources[narrowest].document, p_.sources[narrowest].file, "syscalls.rules", "add",
+                          allow_rule, 0, 0, widens});
+  }
+
+  const Denial& d_;
+  const plan::Plan& plan_;
+  const LaunchContext& context_;
+  const Provenance& p_;
+  Explanation out_;
+};
+
+std::string describe(const Denial& d, const Explanation& e) {
+  std::string text;
+  if (d.layer == Layer::kSeccomp) {
+    text = e.call.empty() ? (d.syscall < 0 ? "a system call" : "call number " + std::to_string(d.syscall)) : e.call;
+    text += d.error ? " -> " + errno_name(d.error) : " -> killed (SIGSYS)";
+    return text;
+  }
+  for (const std::string& right : e.rights) text += (text.empty() ? "" : ",") + right;
+  if (d.layer == Layer::kLandlockNet) text += " port " + std::to_string(d.port);
+  if (!e.path.empty()) text += " " + e.path;
+  return d.error ? text + " -> " + errno_name(d.error) : text;
+}
+
+std::string edit_text(const Edit& e) {
+  const std::string where = e.file.empty() ? "" : " in " + e.file;
+  const std::string at = e.line ? " at " + e.file + ":" + std::to_string(e.line) + ":" + std::to_string(e.column) : where;
+  std::string text;
+  if (e.op == "add") text = "add " + e.item + " to " + e.list + where;
+  else if (e.op == "remove") text = "remove " + e.item + " from " + e.list + at + " (or the group there that holds it)";
+  else if (e.op == "set") text = "set " + e.list + " to " + e.item + at;
+  else text = "change the " + e.list + " entry" + at + " that refuses " + e.item;
+  return e.widens.empty() ? text : text + "  [warning: widens " + e.widens + "]";
+}
+
+}  // namespace
+
+const char* layer_name(Layer layer) {
+  switch (layer) {
+    case Layer::kSeccomp: return "seccomp";
+    case Layer::kLandlockFs: return "landlock_fs";
+    case Layer::kLandlockNet: return "landlock_net";
+    case Layer::kLandlockScope: return "landlock_scope";
+  }
+  return "unknown";
+}
+
+const char* witness_name(Witness witness) {
+  switch (witness) {
+    case Witness::kListener: return "listener";
+    case Witness::kKernelRecord: return "kernel_record";
+    case Witness::kExitStatus: return "exit_status";
+    case Witness::kTracer: return "tracer";
+  }
+  return "unknown";
+}
+
+std::string PolicyLine::where() const {
+  if (file.empty()) return "built in";
+  return file + ":" + std::to_string(line) + ":" + std::to_string(column);
+}
+
+Explanation explain(const Denial& denial, const plan::Plan& plan, const LaunchContext& context) {
+  if (!plan.provenance) {
+    Explanation e;
+    e.path = denial.path.empty() ? "" : as_template(denial.path, context);
+    e.note = kNoProvenance;
+    return e;
+  }
+  return Join(denial, plan, context).run();
+}
+
+std::string render_report(const Log& log, const plan::Plan& plan, const LaunchContext& context,
+                          const std::vector<std::string>& unseen, bool command_failed, Detail detail) {
+  if (detail == Detail::kOff || (log.empty() && (unseen.empty() || !command_failed))) return "";
+  std::string out;
+  const auto say = [&out](const std::string& line) { out += "aasm-launch: denials: " + line + "\n"; };
+  for (const std::string& sentence : unseen) say("not seen on this host: " + sentence);
+  if (log.empty()) return out;
+  say(std::to_string(log.entries().size()) + " distinct" +
+      (log.dropped() ? ", " + std::to_string(log.dropped()) + " more records dropped past the cap of " +
+                           std::to_string(Log::kMaxDistinct) + " distinct"
+                     : ""));
+  if (!plan.provenance) say(kNoProvenance);
+  for (const Log::Entry& entry : log.entries()) {
+    const Explanation e = explain(entry.denial, plan, context);
+    out += "  " + describe(entry.denial, e) + "  x" + std::to_string(entry.count) + "\n";
+    if (detail == Detail::kFull) {
+      out += std::string("    seen by: ") + witness_name(entry.denial.witness) + " (" + layer_name(entry.denial.layer) + ")\n";
+      if (!entry.denial.arguments.empty()) out += "    arguments: " + entry.denial.arguments + "\n";
+    }
+    for (const PolicyLine& l : e.policy)
+      out += "    refused by " + l.where() + (l.document.empty() ? "" : " (" + l.document + ")") + ": " + l.key +
+             (l.item.empty() ? "" : " " + l.item) + (l.value.empty() ? "" : " = " + l.value) + "\n";
+    for (const Edit& edit : e.edits) out += "    edit: " + edit_text(edit) + "\n";
+    if (!e.note.empty() && plan.provenance) out += "    " + e.note + "\n";
+  }
+  return out;
+}
+
+}  // namespace aasm::denials

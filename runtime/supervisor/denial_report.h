@@ -1,0 +1,70 @@
+// The join from a recorded denial to the policy: which line(s) refused it
+// (the plan's provenance section) and the smallest edit that would allow
+// it, with a warning where that edit widens a sensitive domain; and the
+// end-of-run report of a run's denials (--denials, docs/cli.md). The
+// receipt's `denials` section (docs/receipts.md) is the same data.
+//
+// In a cascade every document constrains (the meet): a denial is explained
+// by each document that refuses it, and allowing it takes an edit in each.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "plan/plan.h"
+#include "supervisor/denials.h"
+#include "supervisor/path_binding.h"
+
+namespace aasm::denials {
+
+const char* layer_name(Layer layer);        // "seccomp", "landlock_fs", "landlock_net", "landlock_scope"
+const char* witness_name(Witness witness);  // "listener", "kernel_record", "exit_status", "tracer"
+
+// A provenance entry with its document resolved.
+struct PolicyLine {
+  std::string document, file;  // empty for a built-in decision (a safe default)
+  uint32_t line = 0, column = 0;
+  std::string key, item, value;  // as the provenance entry
+  std::string where() const;     // "file:line:col", or "built in"
+};
+
+// One change to one document. `op`:
+//   add     `item` to the list `list` (a path template, a syscall, "tcp:443", an allow rule);
+//   remove  `item` from the list `list`, at line:column (an entry naming it or a group holding it);
+//   set     the node `list` to `item` ("allow", "{allow: [tcp:443]}");
+//   change  the rule of `list` at line:column, whose action refuses `item`.
+struct Edit {
+  std::string document, file;
+  std::string list, op, item;
+  uint32_t line = 0, column = 0;
+  std::string widens;  // the sensitive domain the edit opens ("${HOME}/.ssh", "the network", "@privileged"); "" for none
+};
+
+struct Explanation {
+  std::string call;                 // the syscall's name, "" when not a seccomp denial or unknown
+  std::vector<std::string> rights;  // Landlock right names
+  std::string path;                 // as a template: ${CWD}/..., ${HOME}/..., or absolute
+  std::vector<PolicyLine> policy;   // the lines that refuse it
+  std::vector<Edit> edits;          // one per refusing document
+  std::string note;                 // what the join could not establish, and why
+};
+
+// `context`: the run's ${CWD} and ${HOME}, for matching paths to rule
+// templates and writing the edit's path as a template.
+Explanation explain(const Denial& denial, const plan::Plan& plan, const LaunchContext& context);
+
+enum class Detail { kOff, kSummary, kFull };
+
+// The report printed on stderr at the end of a run: a header naming what
+// this run cannot see (`unseen`, only when the command failed or something
+// was refused: a clean run is not told what it might have missed) and
+// whether the plan has provenance, then one block per distinct denial.
+// Empty when there is nothing to say or `detail` is kOff.
+std::string render_report(const Log& log, const plan::Plan& plan, const LaunchContext& context,
+                          const std::vector<std::string>& unseen, bool command_failed, Detail detail);
+
+inline constexpr const char* kNoProvenance = "no provenance in this plan (compiled by an older aasmc): recompile it to "
+                                             "see the policy line behind each denial";
+
+}  // namespace aasm::denials
