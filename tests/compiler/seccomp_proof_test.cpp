@@ -16,7 +16,7 @@
 
 #include "backend/seccomp_lowering.h"
 #include "backend/socket_rules.h"
-#include "bpf/interpreter.h"
+#include "kernel/bpf_interpreter.h"
 #include "kernel/arch.h"
 #include "kernel/seccomp_notify.h"
 #include "frontend/parse_policy.h"
@@ -27,6 +27,7 @@ namespace aasmc {
 namespace {
 
 using aasm::plan::SeccompProgram;
+namespace bpf = aasm::bpf;
 
 std::vector<std::string> policy_files() {
   const char* root = std::getenv("AASM_TESTDATA");

@@ -1,4 +1,4 @@
-#include "bpf/interpreter.h"
+#include "kernel/bpf_interpreter.h"
 
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <cstdio>
 
-namespace aasmc::bpf {
+namespace aasm::bpf {
 namespace {
 
 using aasm::plan::BpfInstruction;
@@ -198,4 +198,4 @@ std::string disassemble(std::span<const BpfInstruction> program) {
   return out;
 }
 
-}  // namespace aasmc::bpf
+}  // namespace aasm::bpf

@@ -10,7 +10,7 @@
 
 #include "plan/plan.h"
 
-namespace aasmc::bpf {
+namespace aasm::bpf {
 
 // struct seccomp_data, as the kernel lays it out.
 struct SeccompData {
@@ -29,14 +29,14 @@ struct Outcome {
 // Runs `program` on `data`; nullopt when the program does something the
 // kernel's checker would refuse (bad opcode, jump out of range, misaligned
 // load, falling off the end).
-std::optional<Outcome> run(std::span<const aasm::plan::BpfInstruction> program, const SeccompData& data);
+std::optional<Outcome> run(std::span<const plan::BpfInstruction> program, const SeccompData& data);
 
 // The kernel's seccomp_is_const_allow() (kernel/seccomp.c): true when the
 // program allows syscall `nr` on `arch` without looking at anything but the
 // number and the architecture, so the kernel caches the verdict and skips
 // the filter for that syscall.
-bool is_constant_allow(std::span<const aasm::plan::BpfInstruction> program, uint32_t arch, int32_t nr);
+bool is_constant_allow(std::span<const plan::BpfInstruction> program, uint32_t arch, int32_t nr);
 
-std::string disassemble(std::span<const aasm::plan::BpfInstruction> program);
+std::string disassemble(std::span<const plan::BpfInstruction> program);
 
-}  // namespace aasmc::bpf
+}  // namespace aasm::bpf
