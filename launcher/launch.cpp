@@ -24,7 +24,9 @@
 #include "receipt_builder.h"
 #include "self_checks.h"
 #include "kernel/capabilities.h"
+#include "kernel/arch.h"
 #include "kernel/descriptors.h"
+#include "kernel/kernel_log.h"
 #include "kernel/rlimits.h"
 #include "kernel/landlock.h"
 #include "kernel/mount_view.h"
@@ -37,6 +39,7 @@
 #include "kernel/spawn.h"
 #include "supervisor/cgroup.h"
 #include "supervisor/janitor.h"
+#include "supervisor/listener_answers.h"
 #include "supervisor/supervise.h"
 
 namespace aasm {
@@ -110,6 +113,7 @@ struct ChildIo {
   gid_t gid = 0;
   sigset_t original_mask;
   int connect_handoff = -1;  // where the child sends the connect() listener (connect_answers.h)
+  spawn::Handover* handover = nullptr;  // where it hands over the main program's listener (Prepared::observing)
 };
 
 struct ChildStart {
@@ -150,6 +154,40 @@ void hand_over_connect_listener(Prepared& prepared, ChildReport* report, int han
   raw::syscall4(SYS_close, listener);
   raw::syscall4(SYS_close, handoff);
   report->done.fetch_or(kConnectListenerHanded);
+}
+
+// True when the main program went in rewritten with the run's listener,
+// handed over; false when an outer sandbox's listener (EBUSY: one per filter
+// chain) leaves it to go in as written. From the moment the filter is in,
+// any call may wait on the listener, so the descriptor goes over without a
+// system call (spawn::hand_over).
+bool listen_on_main(Prepared& prepared, ChildReport* report, const ChildIo& io) {
+  const int listener = seccomp::install_with_listener(*prepared.observing);
+  if (listener < 0) spawn::hand_over(*io.handover, spawn::Handover::kNone);
+  if (listener == -EBUSY) return false;
+  if (listener < 0) child_fail(report, ChildStage::kSeccomp, -listener);
+  const int32_t copy = spawn::hand_over(*io.handover, listener);
+  if (copy < 0) {
+    // The supervisor kills this process: even its exit might wait on the
+    // listener now, which nobody reads.
+    report->error.store(-copy);
+    report->stage.store(uint32_t(ChildStage::kSeccomp));
+    for (;;) {
+    }
+  }
+  report->done.fetch_or(kErrnoAnswersListened);
+  return true;
+}
+
+// The filters last: nothing after them needs a system call but execve. The
+// main program, last of all, with the run's listener where it is observed.
+void install_filters(Prepared& prepared, ChildReport* report, const ChildIo& io) {
+  for (size_t i = 0; i < prepared.filters.size(); ++i) {
+    const bool main = i + 1 == prepared.filters.size();
+    if (main && prepared.observing && listen_on_main(prepared, report, io)) break;
+    if (int error = seccomp::install(prepared.filters[i])) child_fail(report, ChildStage::kSeccomp, error);
+  }
+  if (!prepared.filters.empty()) report->done.fetch_or(kSeccompInstalled);
 }
 
 // In the new mount namespace, while the child still holds its capabilities
@@ -226,10 +264,7 @@ void build_view(const Prepared& prepared, ChildReport* report) {
   if (int error = signals::reset_to_default(io.ignored_signals)) child_fail(report, ChildStage::kSignals, error);
   ::sigprocmask(SIG_SETMASK, &io.original_mask, nullptr);
   if (io.connect_handoff >= 0) hand_over_connect_listener(prepared, report, io.connect_handoff);
-  // The filters last: nothing after them needs a system call but execve.
-  for (seccomp::PreparedFilter& filter : prepared.filters)
-    if (int error = seccomp::install(filter)) child_fail(report, ChildStage::kSeccomp, error);
-  if (!prepared.filters.empty()) report->done.fetch_or(kSeccompInstalled);
+  install_filters(prepared, report, io);
   child_fail(report, ChildStage::kExec, spawn::exec(prepared.executable.c_str(), argv, prepared.envp.data()));
 }
 
@@ -294,6 +329,32 @@ void print_notes(const LaunchReport& report) {
                    control_level_name(c.achievable), c.why.c_str());
   for (const std::string& path : report.skipped_optional)
     std::fprintf(stderr, "aasm-launch: note: optional path '%s' does not exist here; its rule is skipped\n", path.c_str());
+}
+
+// A command its filter killed (SIGSYS): the call from the kernel's record
+// of the kill where this launcher can read one, else only that it happened.
+void record_kill(int kernel_log, pid_t command, denials::Log& log) {
+  denials::Denial kill;
+  kill.layer = denials::Layer::kSeccomp;
+  kill.witness = denials::Witness::kExitStatus;
+  if (kernel_log >= 0)
+    for (const kernel_log::SeccompKill& record : kernel_log::seccomp_kills(kernel_log, command, 250)) {
+      kill.witness = denials::Witness::kKernelRecord;
+      kill.syscall = record.syscall;
+      if (record.arch != kNativeAuditArch) kill.arguments = "arch=" + std::to_string(record.arch);
+    }
+  log.add(std::move(kill));
+}
+
+// What the launcher cannot see of the filter's kills.
+void kills_unseen(int kernel_log, std::vector<std::string>& unseen) {
+  unseen.push_back("seccomp: a call the plan kills in a descendant of the command is not recorded (its parent sees "
+                   "SIGSYS; `dmesg` shows the kernel's record, type=1326)");
+  if (kernel_log < 0)
+    unseen.push_back(std::string("seccomp: a call the plan kills is known from the exit status only, not which call: "
+                                 "the kernel log cannot be read here (/dev/kmsg: ") +
+                     strerrorname_np(-kernel_log) +
+                     "; with kernel.dmesg_restrict it needs CAP_SYSLOG); `dmesg` as root shows the kernel's record");
 }
 
 // Why the command's process could not be created, with the remedy.
@@ -371,8 +432,21 @@ int launch(const LaunchRequest& request) {
   ::sigprocmask(SIG_BLOCK, &forwarded, &io.original_mask);
   const int signal_fd = ::signalfd(-1, &forwarded, SFD_CLOEXEC);
   if (signal_fd < 0) return abandon(std::string("signalfd: ") + std::strerror(errno));
+  // clone3 into a v2 cgroup suspends the supervisor until the exec
+  // (kernel/spawn.h), which leaves it no moment to take the listener.
+  if (prepared->observing && cgroup_v2_fd >= 0) {
+    prepared->observing.reset();
+    launch_report.denials_unseen.push_back(
+        "seccomp: calls refused with an errno are answered by the kernel alone and not recorded (the command "
+        "starts in its cgroup v2 group by clone3, which suspends the supervisor until the exec)");
+  }
+  // Opened before the command exists: only records of this run are read.
+  const int kernel_log = prepared->filters.empty() ? -ENOENT : kernel_log::open_at_end();
+  if (!prepared->filters.empty()) kills_unseen(kernel_log, launch_report.denials_unseen);
+  static spawn::Handover handover;
+  if (prepared->observing) io.handover = &handover;
   int handoff[2] = {-1, -1};
-  if (prepared->connect_answers && ::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, handoff) != 0)
+  if (prepared->connect_answers && !prepared->observing && ::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, handoff) != 0)
     return abandon(std::string("socketpair: ") + std::strerror(errno));
   io.connect_handoff = handoff[1];
 
@@ -385,7 +459,7 @@ int launch(const LaunchRequest& request) {
   std::optional<Result<Janitor>> janitor;
   static const cgroup::sweep::Targets no_cgroup{};
   const cgroup::sweep::Targets& cgroups = prepared->cgroup ? prepared->cgroup->sweep_targets() : no_cgroup;
-  const pid_t child = spawn::start({namespaces::clone_flags(fresh), cgroup_v2_fd, Janitor::pid_slot()}, child_entry,
+  const pid_t child = spawn::start({namespaces::clone_flags(fresh), cgroup_v2_fd, Janitor::pid_slot(), io.handover}, child_entry,
                                    &start, [&] {
                                      io.ignored_signals = signals::ignored();
                                      janitor.emplace(Janitor::start(cgroups));
@@ -408,14 +482,24 @@ int launch(const LaunchRequest& request) {
     ::kill(child, SIGKILL);
     if (prepared->cgroup) prepared->cgroup->kill_all();
   };
-  // Sent before exec, which clone returned after (kernel/spawn.h).
-  const int connect_listener = handoff[0] >= 0 ? seccomp::receive_descriptor(handoff[0]) : -1;
+  // Handed over or sent before exec, which clone returned after (kernel/spawn.h).
+  int listener = handoff[0] >= 0 ? seccomp::receive_descriptor(handoff[0]) : -1;
   if (handoff[0] >= 0) ::close(handoff[0]);
+  if (io.handover && handover.copy.load() >= 0) listener = handover.copy.load();
+  if (io.handover && handover.child_fd.load() == spawn::Handover::kNone && report->stage.load() == 0)
+    launch_report.denials_unseen.push_back(
+        "seccomp: calls refused with an errno are answered by the kernel alone and not recorded (an outer sandbox "
+        "holds this process tree's seccomp listener)");
+  ListenerAnswers answers(io.handover ? &*prepared->observed : nullptr,
+                          prepared->connect_answers ? &*prepared->connect_answers : nullptr);
+  denials::Log denials;
   const SupervisionResult supervised =
-      supervise({child, pidfd, out_pipe[0], err_pipe[0], signal_fd, connect_listener,
-                 connect_listener >= 0 ? &*prepared->connect_answers : nullptr},
+      supervise({child, pidfd, out_pipe[0], err_pipe[0], signal_fd, listener, listener >= 0 ? &answers : nullptr,
+                 &denials},
                 limits, kill_tree);
-  if (connect_listener >= 0) ::close(connect_listener);
+  if (listener >= 0) ::close(listener);
+  if (WIFSIGNALED(supervised.status) && WTERMSIG(supervised.status) == SIGSYS) record_kill(kernel_log, child, denials);
+  if (kernel_log >= 0) ::close(kernel_log);
   ::close(pidfd);
   ::close(signal_fd);
   // At the end, always: whatever of the command's group is left goes too;
@@ -457,8 +541,11 @@ int launch(const LaunchRequest& request) {
                                 : WIFSIGNALED(status) ? "killed by signal " + std::to_string(WTERMSIG(status))
                                                       : "exited";
     complete(launch_report, report->done.load());
+    // The denials in the receipt only: stderr gets the end-of-run report.
+    std::vector<std::string> events = run_report.events;
+    for (std::string& line : seccomp_denial_events(denials)) events.push_back(std::move(line));
     Status written = write_receipt(*request.receipt_path,
-                                   build_receipt(launch_report, {outcome, code, run_report.events, run_report.cleanup}));
+                                   build_receipt(launch_report, {outcome, code, events, run_report.cleanup}));
     if (!written) {
       std::fprintf(stderr, "aasm-launch: error: %s\n", written.error().message.c_str());
       if (code == 0) code = exit_code::kLauncherError;

@@ -70,6 +70,8 @@ struct LaunchReport {
   std::vector<std::string> skipped_optional;  // optional paths missing here
   std::vector<ViewMount> view;                // the filesystem view's mounts; empty without one
   std::optional<Refusal> refusal;       // a launch stops at it; a dry run reports on
+  // One sentence per class of denial this run cannot see, and how to see it.
+  std::vector<std::string> denials_unseen;
 };
 
 // Each control's achieved level and basis, from the word the child reported

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 
@@ -24,6 +25,7 @@ struct Outcome {
   uint32_t action = 0;      // the SECCOMP_RET_* value returned
   size_t executed = 0;      // instructions executed, the return included
   bool read_arguments = false;
+  uint8_t arguments_read = 0;  // bit i: a word of args[i] was loaded
 };
 
 // Runs `program` on `data`; nullopt when the program does something the
@@ -36,6 +38,14 @@ std::optional<Outcome> run(std::span<const plan::BpfInstruction> program, const 
 // number and the architecture, so the kernel caches the verdict and skips
 // the filter for that syscall.
 bool is_constant_allow(std::span<const plan::BpfInstruction> program, uint32_t arch, int32_t nr);
+
+// Every action `program` may return for syscall `nr` on `arch`, whatever
+// the arguments (both ways of every jump that depends on them); nullopt when
+// it cannot tell (a return of the accumulator, an instruction the kernel's
+// checker would refuse). The launcher checks with it which calls a rewrite
+// of the program may change (supervisor/listener_answers.h).
+std::optional<std::set<uint32_t>> possible_actions(std::span<const plan::BpfInstruction> program, uint32_t arch,
+                                                   int32_t nr);
 
 std::string disassemble(std::span<const plan::BpfInstruction> program);
 

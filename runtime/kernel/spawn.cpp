@@ -32,6 +32,28 @@ void futex_wait(void* word, uint32_t value) {
 
 void futex_wake(void* word) { raw::syscall4(SYS_futex, long(word), FUTEX_WAKE, 1, 0); }
 
+void cpu_relax() {
+#if defined(__x86_64__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield" ::: "memory");
+#endif
+}
+
+// The supervisor's side of hand_over(), while the child finishes; raw
+// system calls, since the child may still be reading the shared errno.
+void take(Handover& handover, pid_t pid) {
+  int32_t fd;
+  while ((fd = handover.child_fd.load()) == Handover::kPending && g_child_running.load() != 0)
+    raw::syscall4(SYS_sched_yield);
+  if (fd < 0) return;
+  const long pidfd = raw::syscall4(SYS_pidfd_open, pid, 0);
+  const long copy = pidfd < 0 ? pidfd : raw::syscall4(SYS_pidfd_getfd, pidfd, fd, 0);
+  if (pidfd >= 0) raw::syscall4(SYS_close, pidfd);
+  handover.copy.store(int32_t(copy));
+  if (copy < 0) raw::syscall4(SYS_kill, pid, SIGKILL);
+}
+
 pid_t start_sharing_memory(const Options& options, int (*child)(void*), void* argument,
                            const std::function<bool()>& alongside) {
   g_go.store(0);
@@ -45,6 +67,7 @@ pid_t start_sharing_memory(const Options& options, int (*child)(void*), void* ar
   if (!go) raw::syscall4(SYS_kill, pid, SIGKILL);
   g_go.store(1);
   futex_wake(&g_go);
+  if (go && options.handover) take(*options.handover, pid);
   // Cleared (and woken) by the kernel when the child execs or exits.
   for (int32_t running; (running = g_child_running.load()) != 0;) futex_wait(&g_child_running, uint32_t(running));
   return go ? pid : -ECANCELED;
@@ -71,6 +94,7 @@ pid_t start_into_cgroup(const Options& options, int (*child)(void*), void* argum
 }  // namespace
 
 pid_t start(const Options& options, int (*child)(void*), void* argument, const std::function<bool()>& alongside) {
+  if (options.handover && options.cgroup_v2_fd >= 0) return -EINVAL;
   sigset_t all, previous;
   sigfillset(&all);
   ::sigprocmask(SIG_SETMASK, &all, &previous);
@@ -82,6 +106,14 @@ pid_t start(const Options& options, int (*child)(void*), void* argument, const s
 
 void await_supervisor() {
   while (g_go.load() == 0) futex_wait(&g_go, 0);
+}
+
+int32_t hand_over(Handover& handover, int32_t fd) {
+  handover.child_fd.store(fd);
+  if (fd < 0) return Handover::kNone;
+  int32_t copy;
+  while ((copy = handover.copy.load()) == Handover::kPending) cpu_relax();
+  return copy;
 }
 
 int exec(const char* path, char* const argv[], char* const envp[]) {

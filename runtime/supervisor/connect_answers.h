@@ -29,8 +29,9 @@ class ConnectAnswers {
   // Only when `effective` (what this host applies) handles TCP connect.
   static std::optional<ConnectAnswers> for_ruleset(const plan::LandlockRuleset& effective);
 
-  // Answers the pending notification of `listener`, if any.
-  void answer_one(int listener);
+  // Answers `call`, a connect() the listener handed over
+  // (supervisor/listener_answers.h receives it).
+  void answer(int listener, const seccomp_notif& call);
 
   // One line per refused port with its count, for the run's events.
   std::vector<std::string> summary() const;

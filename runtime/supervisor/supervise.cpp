@@ -1,6 +1,6 @@
 #include "supervisor/supervise.h"
 
-#include "supervisor/connect_answers.h"
+#include "supervisor/listener_answers.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -75,7 +75,7 @@ SupervisionResult supervise(const SupervisedChild& child, const SupervisionLimit
   Stream err{child.stderr_read, STDERR_FILENO, limits.stderr_bytes};
   const int64_t deadline = limits.wall_clock_seconds ? now_ms() + int64_t(*limits.wall_clock_seconds) * 1000 : -1;
   bool killed = false;
-  int listener = child.connect_listener;
+  int listener = child.listener;
   auto end_run = [&](Ending why) {
     if (killed) return;
     killed = true;
@@ -97,7 +97,9 @@ SupervisionResult supervise(const SupervisedChild& child, const SupervisionLimit
       signalfd_siginfo info{};
       if (::read(child.signal_fd, &info, sizeof info) == ssize_t(sizeof info)) ::kill(child.pid, int(info.ssi_signo));
     }
-    if (fds[4].revents & POLLIN) child.connect_answers->answer_one(listener);
+    // One call per turn: a command flooding the listener still leaves its
+    // output relayed, its signals forwarded and its deadline kept.
+    if (fds[4].revents & POLLIN) child.answers->answer_one(listener, child.denials);
     if (fds[4].revents & (POLLHUP | POLLERR | POLLNVAL)) listener = -1;  // no task left that uses the filter
     if ((fds[1].revents & (POLLIN | POLLHUP)) && !out.relay()) end_run(Ending::kStdoutLimit);
     if ((fds[2].revents & (POLLIN | POLLHUP)) && !err.relay()) end_run(Ending::kStderrLimit);
