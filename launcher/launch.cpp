@@ -444,7 +444,10 @@ int launch(const LaunchRequest& request) {
   const int kernel_log = prepared->filters.empty() ? -ENOENT : kernel_log::open_at_end();
   if (!prepared->filters.empty()) kills_unseen(kernel_log, launch_report.denials_unseen);
   static spawn::Handover handover;
-  if (prepared->observing) io.handover = &handover;
+  if (prepared->observing) {
+    handover.may_wake = prepared->futex_allowed;
+    io.handover = &handover;
+  }
   int handoff[2] = {-1, -1};
   if (prepared->connect_answers && !prepared->observing && ::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, handoff) != 0)
     return abandon(std::string("socketpair: ") + std::strerror(errno));

@@ -14,6 +14,7 @@
 #include "exit_codes.h"
 #include "self_checks.h"
 #include "kernel/arch.h"
+#include "kernel/bpf_interpreter.h"
 #include "kernel/capabilities.h"
 #include "kernel/landlock_uapi.h"
 #include "kernel/mount_view.h"
@@ -359,6 +360,10 @@ Status prepare_listener(Preparation& p, const Inputs&) {
   }
   prepared.observed = main;
   prepared.observing = std::move(observing);
+  rules.push_back(&main);
+  prepared.futex_allowed = std::all_of(rules.begin(), rules.end(), [](const plan::SeccompProgram* program) {
+    return bpf::is_constant_allow(program->instructions, program->audit_arch, SYS_futex);
+  });
   return Ok{};
 }
 

@@ -49,6 +49,7 @@ struct Prepared {
   // holds the listener), and the report's denials_unseen says why.
   std::optional<plan::SeccompProgram> observed;
   std::optional<seccomp::PreparedFilter> observing;
+  bool futex_allowed = false;  // by every filter, whatever its arguments: the hand-over may wake with it
   std::optional<mount_view::Prepared> view;       // the filesystem view's steps, built in the child
   // Rules for the view's own filesystems, opened in the child after the
   // build (a rule on the host's /tmp does not cover the view's /tmp).

@@ -4,6 +4,7 @@
 #include <linux/sched.h>
 #include <sched.h>
 #include <signal.h>
+#include <time.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -32,6 +33,11 @@ void futex_wait(void* word, uint32_t value) {
 
 void futex_wake(void* word) { raw::syscall4(SYS_futex, long(word), FUTEX_WAKE, 1, 0); }
 
+void futex_wait_ms(void* word, uint32_t value, long ms) {
+  const timespec timeout{0, ms * 1000000};
+  raw::syscall4(SYS_futex, long(word), FUTEX_WAIT, long(value), long(&timeout));
+}
+
 void cpu_relax() {
 #if defined(__x86_64__)
   __builtin_ia32_pause();
@@ -41,16 +47,18 @@ void cpu_relax() {
 }
 
 // The supervisor's side of hand_over(), while the child finishes; raw
-// system calls, since the child may still be reading the shared errno.
+// system calls, since the child may still be reading the shared errno. The
+// timeout also covers a child that exits before it publishes.
 void take(Handover& handover, pid_t pid) {
   int32_t fd;
   while ((fd = handover.child_fd.load()) == Handover::kPending && g_child_running.load() != 0)
-    raw::syscall4(SYS_sched_yield);
+    futex_wait_ms(&handover.child_fd, uint32_t(Handover::kPending), 1);
   if (fd < 0) return;
   const long pidfd = raw::syscall4(SYS_pidfd_open, pid, 0);
   const long copy = pidfd < 0 ? pidfd : raw::syscall4(SYS_pidfd_getfd, pidfd, fd, 0);
   if (pidfd >= 0) raw::syscall4(SYS_close, pidfd);
   handover.copy.store(int32_t(copy));
+  futex_wake(&handover.copy);
   if (copy < 0) raw::syscall4(SYS_kill, pid, SIGKILL);
 }
 
@@ -110,9 +118,13 @@ void await_supervisor() {
 
 int32_t hand_over(Handover& handover, int32_t fd) {
   handover.child_fd.store(fd);
+  if (handover.may_wake) futex_wake(&handover.child_fd);
   if (fd < 0) return Handover::kNone;
   int32_t copy;
-  while ((copy = handover.copy.load()) == Handover::kPending) cpu_relax();
+  while ((copy = handover.copy.load()) == Handover::kPending) {
+    if (handover.may_wake) futex_wait(&handover.copy, uint32_t(Handover::kPending));
+    else cpu_relax();
+  }
   return copy;
 }
 

@@ -36,13 +36,17 @@ namespace aasm::spawn {
 // A descriptor the child makes in its last steps, after which it may make no
 // system call but execve: the seccomp listener, whose own filter may send
 // any later call of the child to it, and only the supervisor reads it. The
-// child publishes the number and waits without a system call; the
-// supervisor, waiting for the exec, copies it (pidfd_getfd(2), Linux 5.6)
-// and says so. Only while sharing memory: with a cgroup v2 directory the
-// supervisor is suspended until the exec (CLONE_VFORK) and could not copy.
+// child publishes the number and waits; the supervisor, waiting for the
+// exec, copies it (pidfd_getfd(2), Linux 5.6) and says so. Where the
+// child's filters allow futex whatever its arguments (`may_wake`), each side
+// wakes the other with it; otherwise the child spins and the supervisor
+// looks every millisecond. Only while sharing memory: with a cgroup v2
+// directory the supervisor is suspended until the exec (CLONE_VFORK) and
+// could not copy.
 struct Handover {
   static constexpr int32_t kPending = -1;
   static constexpr int32_t kNone = -2;  // the child has nothing to hand over
+  bool may_wake = false;
   std::atomic<int32_t> child_fd{kPending};
   std::atomic<int32_t> copy{kPending};  // the supervisor's copy, or -errno
 };
@@ -68,8 +72,8 @@ pid_t start(const Options& options, int (*child)(void*), void* argument, const s
 // Before the child installs anything that could forbid futex.
 void await_supervisor();
 
-// For the child: publishes `fd` (Handover::kNone: nothing) and waits,
-// spinning, until the supervisor has copied it. Returns the supervisor's
+// For the child: publishes `fd` (Handover::kNone: nothing) and waits until
+// the supervisor has copied it. Returns the supervisor's
 // copy or -errno; on -errno the supervisor kills the child, which must then
 // only wait (its filter may not let it exit).
 int32_t hand_over(Handover& handover, int32_t fd);
