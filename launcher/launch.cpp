@@ -25,7 +25,9 @@
 #include "self_checks.h"
 #include "kernel/arch.h"
 #include "kernel/capabilities.h"
+#include "kernel/arch.h"
 #include "kernel/descriptors.h"
+#include "kernel/kernel_log.h"
 #include "kernel/rlimits.h"
 #include "kernel/landlock.h"
 #include "kernel/mount_view.h"
@@ -42,6 +44,7 @@
 #include "supervisor/explain_tracer.h"
 #include "supervisor/landlock_audit.h"
 #include "supervisor/janitor.h"
+#include "supervisor/listener_answers.h"
 #include "supervisor/supervise.h"
 
 namespace aasm {
@@ -115,6 +118,7 @@ struct ChildIo {
   gid_t gid = 0;
   sigset_t original_mask;
   int connect_handoff = -1;  // where the child sends the connect() listener (connect_answers.h)
+  spawn::Handover* handover = nullptr;  // where it hands over the main program's listener (Prepared::observing)
 };
 
 struct ChildStart {
@@ -155,6 +159,40 @@ void hand_over_connect_listener(Prepared& prepared, ChildReport* report, int han
   raw::syscall4(SYS_close, listener);
   raw::syscall4(SYS_close, handoff);
   report->done.fetch_or(kConnectListenerHanded);
+}
+
+// True when the main program went in rewritten with the run's listener,
+// handed over; false when an outer sandbox's listener (EBUSY: one per filter
+// chain) leaves it to go in as written. From the moment the filter is in,
+// any call may wait on the listener, so the descriptor goes over without a
+// system call (spawn::hand_over).
+bool listen_on_main(Prepared& prepared, ChildReport* report, const ChildIo& io) {
+  const int listener = seccomp::install_with_listener(*prepared.observing);
+  if (listener < 0) spawn::hand_over(*io.handover, spawn::Handover::kNone);
+  if (listener == -EBUSY) return false;
+  if (listener < 0) child_fail(report, ChildStage::kSeccomp, -listener);
+  const int32_t copy = spawn::hand_over(*io.handover, listener);
+  if (copy < 0) {
+    // The supervisor kills this process: even its exit might wait on the
+    // listener now, which nobody reads.
+    report->error.store(-copy);
+    report->stage.store(uint32_t(ChildStage::kSeccomp));
+    for (;;) {
+    }
+  }
+  report->done.fetch_or(kErrnoAnswersListened);
+  return true;
+}
+
+// The filters last: nothing after them needs a system call but execve. The
+// main program, last of all, with the run's listener where it is observed.
+void install_filters(Prepared& prepared, ChildReport* report, const ChildIo& io) {
+  for (size_t i = 0; i < prepared.filters.size(); ++i) {
+    const bool main = i + 1 == prepared.filters.size();
+    if (main && prepared.observing && listen_on_main(prepared, report, io)) break;
+    if (int error = seccomp::install(prepared.filters[i])) child_fail(report, ChildStage::kSeccomp, error);
+  }
+  if (!prepared.filters.empty()) report->done.fetch_or(kSeccompInstalled);
 }
 
 // In the new mount namespace, while the child still holds its capabilities
@@ -237,9 +275,7 @@ void build_view(const Prepared& prepared, ChildReport* report) {
   if (prepared.trace_filter)
     if (int error = seccomp::install(*prepared.trace_filter)) child_fail(report, ChildStage::kSeccomp, error);
   // The filters last: nothing after them needs a system call but execve.
-  for (seccomp::PreparedFilter& filter : prepared.filters)
-    if (int error = seccomp::install(filter)) child_fail(report, ChildStage::kSeccomp, error);
-  if (!prepared.filters.empty()) report->done.fetch_or(kSeccompInstalled);
+  install_filters(prepared, report, io);
   child_fail(report, ChildStage::kExec, spawn::exec(prepared.executable.c_str(), argv, prepared.envp.data()));
 }
 
@@ -316,6 +352,32 @@ void print_notes(const LaunchReport& report) {
 // does not decode leaves the plan without provenance, and the report says so.
 void with_provenance(Prepared& prepared) {
   if (auto full = plan::decode_plan(prepared.plan_bytes)) prepared.plan.provenance = std::move(full->provenance);
+}
+
+// A command its filter killed (SIGSYS): the call from the kernel's record
+// of the kill where this launcher can read one, else only that it happened.
+void record_kill(int kernel_log, pid_t command, denials::Log& log) {
+  denials::Denial kill;
+  kill.layer = denials::Layer::kSeccomp;
+  kill.witness = denials::Witness::kExitStatus;
+  if (kernel_log >= 0)
+    for (const kernel_log::SeccompKill& record : kernel_log::seccomp_kills(kernel_log, command, 250)) {
+      kill.witness = denials::Witness::kKernelRecord;
+      kill.syscall = record.syscall;
+      if (record.arch != kNativeAuditArch) kill.arguments = "arch=" + std::to_string(record.arch);
+    }
+  log.add(std::move(kill));
+}
+
+// What the launcher cannot see of the filter's kills.
+void kills_unseen(int kernel_log, std::vector<std::string>& unseen) {
+  unseen.push_back("seccomp: a call the plan kills in a descendant of the command is not recorded (its parent sees "
+                   "SIGSYS; `dmesg` shows the kernel's record, type=1326)");
+  if (kernel_log < 0)
+    unseen.push_back(std::string("seccomp: a call the plan kills is known from the exit status only, not which call: "
+                                 "the kernel log cannot be read here (/dev/kmsg: ") +
+                     strerrorname_np(-kernel_log) +
+                     "; with kernel.dmesg_restrict it needs CAP_SYSLOG); `dmesg` as root shows the kernel's record");
 }
 
 // Why the command's process could not be created, with the remedy.
@@ -399,8 +461,24 @@ int launch(const LaunchRequest& request) {
   ::sigprocmask(SIG_BLOCK, &blocked, &io.original_mask);
   const int signal_fd = ::signalfd(-1, &forwarded, SFD_CLOEXEC);
   if (signal_fd < 0) return abandon(std::string("signalfd: ") + std::strerror(errno));
+  // clone3 into a v2 cgroup suspends the supervisor until the exec
+  // (kernel/spawn.h), which leaves it no moment to take the listener.
+  if (prepared->observing && cgroup_v2_fd >= 0) {
+    prepared->observing.reset();
+    launch_report.denials_unseen.push_back(
+        "seccomp: calls refused with an errno are answered by the kernel alone and not recorded (the command "
+        "starts in its cgroup v2 group by clone3, which suspends the supervisor until the exec)");
+  }
+  // Opened before the command exists: only records of this run are read.
+  const int kernel_log = prepared->filters.empty() ? -ENOENT : kernel_log::open_at_end();
+  if (!prepared->filters.empty()) kills_unseen(kernel_log, launch_report.denials_unseen);
+  static spawn::Handover handover;
+  if (prepared->observing) {
+    handover.may_wake = prepared->futex_allowed;
+    io.handover = &handover;
+  }
   int handoff[2] = {-1, -1};
-  if (prepared->connect_answers && ::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, handoff) != 0)
+  if (prepared->connect_answers && !prepared->observing && ::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, handoff) != 0)
     return abandon(std::string("socketpair: ") + std::strerror(errno));
   io.connect_handoff = handoff[1];
 
@@ -426,7 +504,9 @@ int launch(const LaunchRequest& request) {
     else launch_report.denials_unseen.push_back(landlock_audit::unseen_sentence(audit.unavailable));
   }
   const unsigned trace_options = request.explain ? explain::trace_options() : 0;
-  const pid_t child = spawn::start({namespaces::clone_flags(fresh), cgroup_v2_fd, Janitor::pid_slot(), trace_options}, child_entry,
+  const pid_t child = spawn::start({namespaces::clone_flags(fresh), cgroup_v2_fd, Janitor::pid_slot(), trace_options,
+                                    io.handover},
+                                   child_entry,
                                    &start, [&] {
                                      io.ignored_signals = signals::ignored();
                                      janitor.emplace(Janitor::start(cgroups));
@@ -449,20 +529,28 @@ int launch(const LaunchRequest& request) {
     ::kill(child, SIGKILL);
     if (prepared->cgroup) prepared->cgroup->kill_all();
   };
-  // Sent before exec, which clone returned after (kernel/spawn.h).
-  const int connect_listener = handoff[0] >= 0 ? seccomp::receive_descriptor(handoff[0]) : -1;
+  // Handed over or sent before exec, which clone returned after (kernel/spawn.h).
+  int listener = handoff[0] >= 0 ? seccomp::receive_descriptor(handoff[0]) : -1;
   if (handoff[0] >= 0) ::close(handoff[0]);
+  if (io.handover && handover.copy.load() >= 0) listener = handover.copy.load();
+  if (io.handover && handover.child_fd.load() == spawn::Handover::kNone && report->stage.load() == 0)
+    launch_report.denials_unseen.push_back(
+        "seccomp: calls refused with an errno are answered by the kernel alone and not recorded (an outer sandbox "
+        "holds this process tree's seccomp listener)");
+  ListenerAnswers answers(io.handover ? &*prepared->observed : nullptr,
+                          prepared->connect_answers ? &*prepared->connect_answers : nullptr);
   denials::Log denial_log;  // what the run's confinement refused, for the report and the receipt
   std::optional<explain::Tracer> tracer;
   if (request.explain) tracer.emplace(child, effective, denial_log);
   std::optional<landlock_audit::Reader> audit_reader;
   if (audit.fd >= 0) audit_reader.emplace(audit.fd, child, denial_log);
   const SupervisionResult supervised =
-      supervise({child, pidfd, out_pipe[0], err_pipe[0], signal_fd, connect_listener,
-                 connect_listener >= 0 ? &*prepared->connect_answers : nullptr, &denial_log, tracer ? &*tracer : nullptr,
-                 audit_reader ? &*audit_reader : nullptr},
+      supervise({child, pidfd, out_pipe[0], err_pipe[0], signal_fd, listener, listener >= 0 ? &answers : nullptr,
+                 &denial_log, tracer ? &*tracer : nullptr, audit_reader ? &*audit_reader : nullptr},
                 limits, kill_tree);
-  if (connect_listener >= 0) ::close(connect_listener);
+  if (listener >= 0) ::close(listener);
+  if (WIFSIGNALED(supervised.status) && WTERMSIG(supervised.status) == SIGSYS) record_kill(kernel_log, child, denial_log);
+  if (kernel_log >= 0) ::close(kernel_log);
   ::close(pidfd);
   ::close(signal_fd);
   // At the end, always: whatever of the command's group is left goes too;

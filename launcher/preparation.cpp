@@ -14,6 +14,7 @@
 #include "exit_codes.h"
 #include "self_checks.h"
 #include "kernel/arch.h"
+#include "kernel/bpf_interpreter.h"
 #include "kernel/capabilities.h"
 #include "kernel/landlock_uapi.h"
 #include "kernel/mount_view.h"
@@ -22,6 +23,7 @@
 #include "kernel/raw_syscall.h"
 #include "kernel/seccomp_notify.h"
 #include "supervisor/environment.h"
+#include "supervisor/listener_answers.h"
 #include "supervisor/path_binding.h"
 
 extern char** environ;
@@ -323,13 +325,22 @@ Status prepare_view(Preparation& p, const Inputs&) {
   return Ok{};
 }
 
+// The programs this host installs, in order: the fallback ones only where a
+// control they stand in for degraded.
+std::vector<const plan::SeccompProgram*> installed_programs(const Prepared& prepared) {
+  const bool fallback = prepared.negotiation && prepared.negotiation->needs_seccomp_fallback();
+  std::vector<const plan::SeccompProgram*> installed;
+  for (const plan::SeccompProgram* program : plan::programs_for(prepared.plan, kNativeAuditArch))
+    if (program->mode != plan::FilterMode::kFallback || fallback) installed.push_back(program);
+  return installed;
+}
+
 // The programs in the kernel's layout, so the child has nothing left to
-// prepare; the fallback ones only where a control they stand in for degraded.
+// prepare.
 Status prepare_filters(Preparation& p, const Inputs&) {
   Prepared& prepared = p.prepared;
-  const bool fallback = prepared.negotiation && prepared.negotiation->needs_seccomp_fallback();
-  for (const plan::SeccompProgram* program : plan::programs_for(prepared.plan, kNativeAuditArch))
-    if (program->mode != plan::FilterMode::kFallback || fallback) prepared.filters.push_back(seccomp::prepare(*program));
+  for (const plan::SeccompProgram* program : installed_programs(prepared))
+    prepared.filters.push_back(seccomp::prepare(*program));
   if (prepared.filters.empty()) return Ok{};
   ControlReport c = report_of(Control::kSyscall, std::to_string(prepared.filters.size()) + " seccomp programs for " +
                                                      plan::audit_arch_name(kNativeAuditArch));
@@ -349,6 +360,39 @@ Status prepare_connect_answers(Preparation& p, const Inputs&) {
   if (!prepared.negotiation || !prepared.negotiation->applies) return Ok{};
   prepared.connect_answers = ConnectAnswers::for_ruleset(prepared.negotiation->effective);
   if (prepared.connect_answers) prepared.connect_notifier = seccomp::notifier_for(kNativeAuditArch, SYS_connect);
+  return Ok{};
+}
+
+// The main program goes in with the run's listener, its errno answers
+// handed to the supervisor (supervisor/listener_answers.h), connect() too
+// where it is answered; where that cannot be, as written, and the report
+// says what goes unseen. Observation only: nothing in the report.
+Status prepare_listener(Preparation& p, const Inputs&) {
+  Prepared& prepared = p.prepared;
+  std::vector<const plan::SeccompProgram*> rules = installed_programs(prepared);
+  if (rules.empty()) return Ok{};
+  const plan::SeccompProgram& main = *rules.back();
+  rules.pop_back();
+  if (!rules.empty())
+    p.report.denials_unseen.push_back(
+        "seccomp: calls refused with an errno by an argument rule (spec.syscalls rules, the safe defaults) are "
+        "answered by the kernel alone, in filters installed before the listener's, and not recorded");
+  const bool connect = prepared.connect_answers.has_value();
+  std::string conflict = rewrite_conflict(main, rules, connect);
+  std::optional<seccomp::PreparedFilter> observing;
+  if (conflict.empty()) observing = seccomp::with_errno_answers_notified(main, connect ? std::optional<int>(SYS_connect) : std::nullopt);
+  if (!observing) {
+    if (conflict.empty()) conflict = "the main program cannot be rewritten in place";
+    p.report.denials_unseen.push_back("seccomp: calls refused with an errno are answered by the kernel alone and not "
+                                      "recorded (" + conflict + ")");
+    return Ok{};
+  }
+  prepared.observed = main;
+  prepared.observing = std::move(observing);
+  rules.push_back(&main);
+  prepared.futex_allowed = std::all_of(rules.begin(), rules.end(), [](const plan::SeccompProgram* program) {
+    return bpf::is_constant_allow(program->instructions, program->audit_arch, SYS_futex);
+  });
   return Ok{};
 }
 
@@ -491,6 +535,7 @@ constexpr Step kSteps[] = {
     {prepare_view},
     {prepare_filters},
     {prepare_connect_answers},
+    {prepare_listener},
     {plan_namespaces},
     {check_kept_capabilities},
     {create_run_cgroup},

@@ -17,6 +17,7 @@
 #include "plan/plan.h"
 #include "supervisor/cgroup.h"
 #include "supervisor/connect_answers.h"
+#include "supervisor/listener_answers.h"
 #include "supervisor/landlock_negotiation.h"
 
 namespace aasm {
@@ -44,6 +45,14 @@ struct Prepared {
   seccomp::PreparedFilter connect_notifier;       // hands connect() to the supervisor, for those answers
   std::optional<seccomp::PreparedFilter> trace_filter;  // --explain: stops the traced calls for the tracer
   uint32_t restrict_flags = 0;  // landlock_restrict_self's: audit records after exec, where they can be read
+  // The run's listener on the main program (supervisor/listener_answers.h):
+  // `observed` as written, `observing` its rewrite, installed in place of
+  // filters.back() with the listener, connect() included where answered.
+  // Unset: the main program goes in as written (connect_notifier, if any,
+  // holds the listener), and the report's denials_unseen says why.
+  std::optional<plan::SeccompProgram> observed;
+  std::optional<seccomp::PreparedFilter> observing;
+  bool futex_allowed = false;  // by every filter, whatever its arguments: the hand-over may wake with it
   std::optional<mount_view::Prepared> view;       // the filesystem view's steps, built in the child
   // Rules for the view's own filesystems, opened in the child after the
   // build (a rule on the host's /tmp does not cover the view's /tmp).

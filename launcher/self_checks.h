@@ -29,6 +29,7 @@ enum ChildDone : uint32_t {
   kResourceLimitsSet = 1u << 5,
   kConnectListenerHanded = 1u << 10,  // the supervisor answers connect() (connect_answers.h)
   kViewBuilt = 1u << 11,              // the filesystem view built, its protected paths answering EROFS
+  kErrnoAnswersListened = 1u << 12,   // the main program's errno answers reach the supervisor (listener_answers.h)
 };
 enum SelfCheck : uint32_t {
   kReadCheck = 1u << 1,

@@ -72,6 +72,9 @@ ALLOWED = {
     ("compiler/tables/syscall_signatures.cpp", "resource"): "the resource argument of prlimit64(2)",
     ("runtime/kernel/raw_syscall.h", "syscall"): "the x86-64 syscall instruction",
     ("runtime/kernel/mount_view*.cpp", "mount"): "the mount(2) step of the filesystem view, in its messages",
+    # The fields of the kernel's audit record of a seccomp kill (type=1326).
+    ("runtime/kernel/kernel_log.cpp", "pid"): "the pid= field of an audit record",
+    ("runtime/kernel/kernel_log.cpp", "syscall"): "the syscall= field of an audit record",
     # Prose that says what a number is.
     ("runtime/supervisor/cgroup*.cpp", "pid"): "a process id in a cgroup's leftover list",
     ("runtime/supervisor/explain_tracer.cpp", "truncate"): "the truncate(2) syscall, a row of the --explain tracer's table",

@@ -4,7 +4,7 @@
 
 #include <sstream>
 
-#include "bpf/interpreter.h"
+#include "kernel/bpf_interpreter.h"
 #include "kernel/landlock_uapi.h"
 #include "supervisor/path_binding.h"  // rule_template
 #include "kernel/capabilities.h"
@@ -13,6 +13,8 @@
 #include "tables/errno_names.h"
 
 namespace aasmc {
+
+namespace bpf = aasm::bpf;
 
 using namespace aasm::plan;
 

@@ -13,16 +13,42 @@
 
 namespace aasm::seccomp {
 
-PreparedFilter notifier_for(uint32_t audit_arch, int syscall_nr) {
-  PreparedFilter filter;
-  filter.instructions = {
+namespace {
+
+// `syscall_nr` of `audit_arch` to the listener; anything else on to the
+// instruction after these five. Only loads of arch and nr, jumps on
+// constants and a constant return: the kernel's cache check follows them.
+std::vector<sock_filter> notify_one(uint32_t audit_arch, int syscall_nr) {
+  return {
       BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)),
       BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, audit_arch, 0, 3),
       BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
       BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, uint32_t(syscall_nr), 0, 1),
       BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
-      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
   };
+}
+
+}  // namespace
+
+PreparedFilter notifier_for(uint32_t audit_arch, int syscall_nr) {
+  PreparedFilter filter;
+  filter.instructions = notify_one(audit_arch, syscall_nr);
+  filter.instructions.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+  return filter;
+}
+
+std::optional<PreparedFilter> with_errno_answers_notified(const plan::SeccompProgram& program,
+                                                          std::optional<int> notify_nr) {
+  PreparedFilter filter;
+  if (notify_nr) filter.instructions = notify_one(program.audit_arch, *notify_nr);
+  if (filter.instructions.size() + program.instructions.size() > BPF_MAXINSNS) return std::nullopt;
+  for (const plan::BpfInstruction& insn : program.instructions) {
+    sock_filter rewritten{insn.code, insn.jt, insn.jf, insn.k};
+    if (BPF_CLASS(insn.code) == BPF_RET && BPF_RVAL(insn.code) != BPF_K) return std::nullopt;
+    if (BPF_CLASS(insn.code) == BPF_RET && (insn.k & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_ERRNO)
+      rewritten.k = SECCOMP_RET_USER_NOTIF;
+    filter.instructions.push_back(rewritten);
+  }
   return filter;
 }
 

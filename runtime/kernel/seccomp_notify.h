@@ -2,6 +2,14 @@
 // supervisor through a listener descriptor, which the child passes over a
 // socket before exec.
 //
+// The plan's own errno answers go through the same listener (the kernel
+// allows one per filter chain): the main program is installed rewritten, its
+// errno answers turned into notifications, and the supervisor answers each
+// with the errno the program as written returns (supervisor/
+// listener_answers.h). That is observation, not enforcement either: the
+// answer is still a refusal, and with the supervisor gone the kernel answers
+// ENOSYS, never the call.
+//
 // Never an enforcement mechanism here. A later filter of the command's own
 // may answer the same call through its own listener, and
 // SECCOMP_USER_NOTIF_FLAG_CONTINUE re-reads memory the command can change
@@ -13,6 +21,7 @@
 #include <linux/seccomp.h>
 
 #include <cstdint>
+#include <optional>
 
 #include "kernel/seccomp.h"
 
@@ -22,6 +31,17 @@ namespace aasm::seccomp {
 // listener and lets everything else through (the plan's filters still run:
 // the kernel takes the strictest answer of all filters).
 PreparedFilter notifier_for(uint32_t audit_arch, int syscall_nr);
+
+// `program` (the plan's main program) with every SECCOMP_RET_ERRNO answer
+// replaced by SECCOMP_RET_USER_NOTIF, each in its place: every other path,
+// and so every constant allow the kernel's action cache serves, is as
+// written. With `notify_nr`, that call of the program's architecture goes to
+// the listener first (notifier_for's test, prepended: the program's relative
+// jumps stay valid). nullopt when the program returns its accumulator (an
+// answer that cannot be rewritten in place) or would pass the kernel's
+// length limit.
+std::optional<PreparedFilter> with_errno_answers_notified(const plan::SeccompProgram& program,
+                                                          std::optional<int> notify_nr);
 
 // Installs the filter with a new listener. Returns the listener descriptor
 // (close-on-exec) or -errno: EBUSY when a filter of an outer sandbox already
@@ -44,7 +64,8 @@ bool receive_notification(int listener, seccomp_notif& notification);
 // or descriptors belongs to this call, not to a recycled pid.
 bool still_waiting(int listener, uint64_t id);
 
-// Lets the call proceed to the kernel, or fails it with `error`.
+// Lets the call proceed to the kernel, or fails it with `error` (0: the
+// call returns 0 without running, as SECCOMP_RET_ERRNO with 0 does).
 void answer_continue(int listener, uint64_t id);
 void answer_error(int listener, uint64_t id, int error);
 

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
+#include <time.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -38,14 +39,63 @@ void futex_wait(void* word, uint32_t value) {
 
 void futex_wake(void* word) { raw::syscall4(SYS_futex, long(word), FUTEX_WAKE, 1, 0); }
 
+void futex_wait_ms(void* word, uint32_t value, long ms) {
+  const timespec timeout{0, ms * 1000000};
+  raw::syscall4(SYS_futex, long(word), FUTEX_WAIT, long(value), long(&timeout));
+}
+
+void cpu_relax() {
+#if defined(__x86_64__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield" ::: "memory");
+#endif
+}
+
+// The supervisor's side of hand_over() once the child has published:
+// copies its descriptor. Raw system calls, since the child may still be
+// reading the shared errno.
+void copy_published(Handover& handover, pid_t pid, int32_t fd) {
+  if (fd < 0) return;
+  const long pidfd = raw::syscall4(SYS_pidfd_open, pid, 0);
+  const long copy = pidfd < 0 ? pidfd : raw::syscall4(SYS_pidfd_getfd, pidfd, fd, 0);
+  if (pidfd >= 0) raw::syscall4(SYS_close, pidfd);
+  handover.copy.store(int32_t(copy));
+  futex_wake(&handover.copy);
+  if (copy < 0) raw::syscall4(SYS_kill, pid, SIGKILL);
+}
+
+// Waits for the child to publish (the timeout also covers a child that
+// exits before it does), then copies.
+void take(Handover& handover, pid_t pid) {
+  int32_t fd;
+  while ((fd = handover.child_fd.load()) == Handover::kPending && g_child_running.load() != 0)
+    futex_wait_ms(&handover.child_fd, uint32_t(Handover::kPending), 1);
+  copy_published(handover, pid, fd);
+}
+
 // Lets every stop of the traced child go on until it has exec'd or ended
-// (spawn.h). An end is only looked at (WNOWAIT): the caller reaps it.
-void follow_until_exec(pid_t pid) {
+// (spawn.h), taking the handover meanwhile: the child may stop at a traced
+// call before it publishes, so neither waits for the other alone. An end is
+// only looked at (WNOWAIT): the caller reaps it.
+void follow_until_exec(pid_t pid, Handover* handover) {
   for (;;) {
+    if (handover) {
+      const int32_t fd = handover->child_fd.load();
+      if (fd != Handover::kPending) {
+        copy_published(*handover, pid, fd);
+        handover = nullptr;
+      }
+    }
     siginfo_t info{};
-    if (::waitid(P_PID, id_t(pid), &info, WEXITED | WSTOPPED | __WALL | WNOWAIT) != 0) {
+    const int pending = handover ? WNOHANG : 0;
+    if (::waitid(P_PID, id_t(pid), &info, WEXITED | WSTOPPED | __WALL | WNOWAIT | pending) != 0) {
       if (errno == EINTR) continue;
       return;
+    }
+    if (handover && info.si_pid == 0) {  // nothing to follow yet: wait for the publication a moment
+      futex_wait_ms(&handover->child_fd, uint32_t(Handover::kPending), 1);
+      continue;
     }
     if (info.si_code == CLD_EXITED || info.si_code == CLD_KILLED || info.si_code == CLD_DUMPED) return;
     int status = 0;
@@ -82,8 +132,9 @@ pid_t start_sharing_memory(const Options& options, int (*child)(void*), void* ar
   g_go->store(1);
   futex_wake(g_go);
   if (options.trace_options && seized == 0) {
-    follow_until_exec(pid);
+    follow_until_exec(pid, go ? options.handover : nullptr);
   } else {
+    if (go && options.handover) take(*options.handover, pid);
     // Cleared (and woken) by the kernel when the child execs or exits.
     for (int32_t running; (running = g_child_running.load()) != 0;) futex_wait(&g_child_running, uint32_t(running));
   }
@@ -118,13 +169,14 @@ pid_t start_into_cgroup(const Options& options, int (*child)(void*), void* argum
   if (int error = seize(pid_t(pid), options.trace_options)) return -error;
   g_go->store(1);
   futex_wake(g_go);
-  follow_until_exec(pid_t(pid));
+  follow_until_exec(pid_t(pid), nullptr);
   return pid_t(pid);
 }
 
 }  // namespace
 
 pid_t start(const Options& options, int (*child)(void*), void* argument, const std::function<bool()>& alongside) {
+  if (options.handover && options.cgroup_v2_fd >= 0) return -EINVAL;
   sigset_t all, previous;
   sigfillset(&all);
   ::sigprocmask(SIG_SETMASK, &all, &previous);
@@ -136,6 +188,18 @@ pid_t start(const Options& options, int (*child)(void*), void* argument, const s
 
 void await_supervisor() {
   while (g_go->load() == 0) futex_wait(g_go, 0);
+}
+
+int32_t hand_over(Handover& handover, int32_t fd) {
+  handover.child_fd.store(fd);
+  if (handover.may_wake) futex_wake(&handover.child_fd);
+  if (fd < 0) return Handover::kNone;
+  int32_t copy;
+  while ((copy = handover.copy.load()) == Handover::kPending) {
+    if (handover.may_wake) futex_wait(&handover.copy, uint32_t(Handover::kPending));
+    else cpu_relax();
+  }
+  return copy;
 }
 
 int exec(const char* path, char* const argv[], char* const envp[]) {

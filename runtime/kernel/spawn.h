@@ -37,15 +37,36 @@
 
 #include <sys/types.h>
 
+#include <atomic>
+#include <cstdint>
 #include <functional>
 
 namespace aasm::spawn {
+
+// A descriptor the child makes in its last steps, after which it may make no
+// system call but execve: the seccomp listener, whose own filter may send
+// any later call of the child to it, and only the supervisor reads it. The
+// child publishes the number and waits; the supervisor, waiting for the
+// exec, copies it (pidfd_getfd(2), Linux 5.6) and says so. Where the
+// child's filters allow futex whatever its arguments (`may_wake`), each side
+// wakes the other with it; otherwise the child spins and the supervisor
+// looks every millisecond. Only while sharing memory: with a cgroup v2
+// directory the supervisor is suspended until the exec (CLONE_VFORK) and
+// could not copy.
+struct Handover {
+  static constexpr int32_t kPending = -1;
+  static constexpr int32_t kNone = -2;  // the child has nothing to hand over
+  bool may_wake = false;
+  std::atomic<int32_t> child_fd{kPending};
+  std::atomic<int32_t> copy{kPending};  // the supervisor's copy, or -errno
+};
 
 struct Options {
   int namespaces = 0;          // CLONE_NEW* flags
   int cgroup_v2_fd = -1;       // a cgroup v2 directory for CLONE_INTO_CGROUP; -1: none
   pid_t* pid_slot = nullptr;   // where the kernel stores the child's pid before it runs (CLONE_PARENT_SETTID)
   unsigned trace_options = 0;  // nonzero: the supervisor traces the child, PTRACE_SEIZE with these PTRACE_O_* options
+  Handover* handover = nullptr;  // without a cgroup v2 directory only; the child must call hand_over() once
 };
 
 // Runs `child(argument)` in a new process, which must call
@@ -61,6 +82,12 @@ pid_t start(const Options& options, int (*child)(void*), void* argument, const s
 // For the child: waits (futex) until the supervisor's `alongside` is done.
 // Before the child installs anything that could forbid futex.
 void await_supervisor();
+
+// For the child: publishes `fd` (Handover::kNone: nothing) and waits until
+// the supervisor has copied it. Returns the supervisor's
+// copy or -errno; on -errno the supervisor kills the child, which must then
+// only wait (its filter may not let it exit).
+int32_t hand_over(Handover& handover, int32_t fd);
 
 // For the child: execve through the raw system call, so it writes no errno
 // the supervisor might be reading. Returns errno when execve fails.

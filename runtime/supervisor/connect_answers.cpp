@@ -73,9 +73,7 @@ std::optional<uint16_t> ConnectAnswers::refused_port(const seccomp_notif& call) 
   return port;
 }
 
-void ConnectAnswers::answer_one(int listener, denials::Log* denials) {
-  seccomp_notif call;
-  if (!seccomp::receive_notification(listener, call)) return;
+void ConnectAnswers::answer(int listener, const seccomp_notif& call, denials::Log* denials) {
   const std::optional<uint16_t> port = refused_port(call);
   if (port && seccomp::still_waiting(listener, call.id)) {
     seccomp::answer_error(listener, call.id, ECONNREFUSED);

@@ -30,9 +30,10 @@ class ConnectAnswers {
   // Only when `effective` (what this host applies) handles TCP connect.
   static std::optional<ConnectAnswers> for_ruleset(const plan::LandlockRuleset& effective);
 
-  // Answers the pending notification of `listener`, if any; a refusal is
-  // recorded in `denials` (when given) as Landlock's, seen by the listener.
-  void answer_one(int listener, denials::Log* denials = nullptr);
+  // Answers `call`, a connect() the listener handed over
+  // (supervisor/listener_answers.h receives it); a refusal is recorded in
+  // `denials` (when given) as Landlock's, seen by the listener.
+  void answer(int listener, const seccomp_notif& call, denials::Log* denials);
 
   // One line per refused port with its count, for the run's events.
   std::vector<std::string> summary() const;

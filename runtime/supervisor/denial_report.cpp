@@ -314,13 +314,22 @@ Explanation explain(const Denial& denial, const plan::Plan& plan, const LaunchCo
   return Join(denial, plan, context).run();
 }
 
+// kSummary's one line for a failed run with nothing recorded.
+constexpr const char* kNoneSeen =
+    "none recorded, and this host cannot show every kind: run with --explain to trace the filesystem and network "
+    "refusals, or --denials=full to list what cannot be seen here and why";
+
 std::string render_report(const Log& log, const plan::Plan& plan, const LaunchContext& context,
                           const std::vector<std::string>& unseen, bool command_failed, Detail detail) {
   if (detail == Detail::kOff || (log.empty() && (unseen.empty() || !command_failed))) return "";
   std::string out;
   const auto say = [&out](const std::string& line) { out += "aasm-launch: denials: " + line + "\n"; };
-  for (const std::string& sentence : unseen) say("not seen on this host: " + sentence);
-  if (log.empty()) return out;
+  if (command_failed && detail == Detail::kFull)
+    for (const std::string& sentence : unseen) say("not seen on this host: " + sentence);
+  if (log.empty()) {
+    if (detail == Detail::kSummary) say(kNoneSeen);
+    return out;
+  }
   say(std::to_string(log.entries().size()) + " distinct" +
       (log.dropped() ? ", " + std::to_string(log.dropped()) + " more records dropped past the cap of " +
                            std::to_string(Log::kMaxDistinct) + " distinct"

@@ -56,11 +56,13 @@ Explanation explain(const Denial& denial, const plan::Plan& plan, const LaunchCo
 
 enum class Detail { kOff, kSummary, kFull };
 
-// The report printed on stderr at the end of a run: a header naming what
-// this run cannot see (`unseen`, only when the command failed or something
-// was refused: a clean run is not told what it might have missed) and
-// whether the plan has provenance, then one block per distinct denial.
-// Empty when there is nothing to say or `detail` is kOff.
+// The report printed on stderr at the end of a run: whether the plan has
+// provenance, then one block per distinct denial. What this run cannot see
+// (`unseen`) is said only when the command failed: under kFull one line per
+// kind; under kSummary, only when nothing was recorded, one line pointing
+// to --explain and --denials=full (a failing command under a typical plan
+// would otherwise get three lines of caveats every time). Empty when there
+// is nothing to say or `detail` is kOff.
 std::string render_report(const Log& log, const plan::Plan& plan, const LaunchContext& context,
                           const std::vector<std::string>& unseen, bool command_failed, Detail detail);
 

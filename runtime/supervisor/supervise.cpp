@@ -1,8 +1,8 @@
 #include "supervisor/supervise.h"
 
-#include "supervisor/connect_answers.h"
 #include "supervisor/explain_tracer.h"
 #include "supervisor/landlock_audit.h"
+#include "supervisor/listener_answers.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -81,7 +81,7 @@ SupervisionResult supervise(const SupervisedChild& child, const SupervisionLimit
   Stream err{child.stderr_read, STDERR_FILENO, limits.stderr_bytes};
   const int64_t deadline = limits.wall_clock_seconds ? now_ms() + int64_t(*limits.wall_clock_seconds) * 1000 : -1;
   bool killed = false;
-  int listener = child.connect_listener;
+  int listener = child.listener;
   bool tracer_behind = false;  // stops left waiting by the last round's budget
   auto end_run = [&](Ending why) {
     if (killed) return;
@@ -108,7 +108,9 @@ SupervisionResult supervise(const SupervisedChild& child, const SupervisionLimit
       if (::read(child.signal_fd, &info, sizeof info) == ssize_t(sizeof info)) ::kill(child.pid, int(info.ssi_signo));
     }
     if ((fds[5].revents & POLLIN) || tracer_behind) tracer_behind = child.tracer->handle_pending(kTracerBudget);
-    if (fds[4].revents & POLLIN) child.connect_answers->answer_one(listener, child.denials);
+    // One call per turn: a command flooding the listener still leaves its
+    // output relayed, its signals forwarded and its deadline kept.
+    if (fds[4].revents & POLLIN) child.answers->answer_one(listener, child.denials);
     if (fds[6].revents & POLLIN) child.audit->read_pending();
     if (fds[4].revents & (POLLHUP | POLLERR | POLLNVAL)) listener = -1;  // no task left that uses the filter
     if ((fds[1].revents & (POLLIN | POLLHUP)) && !out.relay()) end_run(Ending::kStdoutLimit);

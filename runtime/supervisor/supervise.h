@@ -1,7 +1,8 @@
 // The supervisor's loop while the command runs: relay its output through
 // pipes counting bytes, enforce the wall-clock deadline and the output
-// limits, forward SIGINT/SIGTERM/SIGHUP, answer the connect() calls handed
-// to it, follow the --explain tracer's stops, and notice the command's exit
+// limits, forward SIGINT/SIGTERM/SIGHUP, answer the calls its seccomp
+// listener hands it (listener_answers.h), follow the --explain tracer's
+// stops, and notice the command's exit
 // without waiting on descendants that keep a pipe open.
 #pragma once
 
@@ -13,7 +14,7 @@
 
 namespace aasm {
 
-class ConnectAnswers;
+class ListenerAnswers;
 namespace denials { class Log; }
 namespace explain { class Tracer; }
 namespace landlock_audit { class Reader; }
@@ -37,11 +38,11 @@ struct SupervisedChild {
   int stdout_read = -1;    // -1: the command writes to the launcher's stdout itself
   int stderr_read = -1;
   int signal_fd = -1;      // signalfd of SIGINT, SIGTERM, SIGHUP (blocked in the supervisor)
-  int connect_listener = -1;              // seccomp listener for connect() (connect_answers.h)
-  ConnectAnswers* connect_answers = nullptr;  // answers it; set with the listener
-  denials::Log* denials = nullptr;            // where observers record what was refused
-  explain::Tracer* tracer = nullptr;          // --explain: the tree's tracer, whose stops are handled here
-  landlock_audit::Reader* audit = nullptr;    // Landlock's audit records, where the host delivers them
+  int listener = -1;                   // the run's seccomp listener (kernel/seccomp_notify.h)
+  ListenerAnswers* answers = nullptr;  // answers it; set with the listener
+  denials::Log* denials = nullptr;     // where observers record what was refused
+  explain::Tracer* tracer = nullptr;   // --explain: the tree's tracer, whose stops are handled here
+  landlock_audit::Reader* audit = nullptr;  // Landlock's audit records, where the host delivers them
 };
 
 // `kill_tree` ends the whole tree (the deadline, an output limit).

@@ -20,7 +20,7 @@
 #include <set>
 
 #include "bench_common.h"
-#include "bpf/interpreter.h"
+#include "kernel/bpf_interpreter.h"
 #include "middle/syscall_semantics.h"
 
 namespace {
@@ -28,6 +28,7 @@ namespace {
 using aasm::plan::BpfInstruction;
 using aasm::plan::SeccompProgram;
 using namespace aasmc;
+namespace bpf = aasm::bpf;
 
 struct Count {
   uint32_t action = SECCOMP_RET_ALLOW;

@@ -10,6 +10,10 @@
 // getppid and read(fd, buf, 0) are allowed for every argument, so the
 // kernel's per-filter action cache serves them without running any BPF;
 // ioctl(FIONREAD) has argument rules, so every filter runs for it.
+// A third child runs the programs as aasm-launch installs them: the main one
+// rewritten, its errno answers and connect() sent to a listener
+// (kernel/seccomp_notify.h), installed with it (issue 14): allowed calls
+// must cost what they cost under the programs as written.
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -24,6 +28,7 @@
 #include <cstring>
 
 #include "bench_common.h"
+#include "kernel/seccomp_notify.h"
 
 namespace {
 
@@ -51,7 +56,9 @@ uint64_t now_ns() {
 
 // In a fresh child: optionally install the filters, run `iterations` calls,
 // send back ns per call (as a double) through a pipe.
-double measure(const std::vector<aasm::plan::SeccompProgram>* filters, Call call, long iterations) {
+// With `listened`, the last filter is installed with a new listener.
+double measure(const std::vector<aasm::plan::SeccompProgram>* filters, Call call, long iterations,
+               bool listened = false) {
   int result[2];
   if (pipe(result) != 0) std::exit(2);
   const pid_t child = fork();
@@ -67,7 +74,9 @@ double measure(const std::vector<aasm::plan::SeccompProgram>* filters, Call call
         std::vector<sock_filter> insns;
         for (const auto& i : program.instructions) insns.push_back({i.code, i.jt, i.jf, i.k});
         sock_fprog prog{uint16_t(insns.size()), insns.data()};
-        if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0) _exit(4);
+        const bool last = &program == &filters->back();
+        const long flags = listened && last ? SECCOMP_FILTER_FLAG_NEW_LISTENER : 0;
+        if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &prog) < 0) _exit(4);
       }
     char buffer[1];
     int pending = 0;
@@ -122,15 +131,22 @@ int main(int argc, char** argv) {
   for (const auto& p : *native) instructions += p.instructions.size();
   std::printf("policy: %s; %zu programs, %zu instructions; %ld calls per run, %d rounds A (filtered) / B (none)\n",
               path.c_str(), native->size(), instructions, iterations, rounds);
-  std::printf("%-22s %14s %14s %8s\n", "call", "filtered ns", "unfiltered ns", "ratio");
+  std::vector<aasm::plan::SeccompProgram> observed = *native;
+  const auto rewritten = aasm::seccomp::with_errno_answers_notified(observed.back(), SYS_connect);
+  if (!rewritten) return 2;
+  observed.back().instructions.clear();
+  for (const sock_filter& i : rewritten->instructions) observed.back().instructions.push_back({i.code, i.jt, i.jf, i.k});
+  std::printf("%-22s %14s %14s %14s %8s %8s\n", "call", "filtered ns", "unfiltered ns", "observed ns", "ratio",
+              "obs/filt");
   for (Call call : {Call::kGetppid, Call::kRead0, Call::kIoctlFionread}) {
-    std::vector<double> filtered, unfiltered;
+    std::vector<double> filtered, unfiltered, listened;
     for (int r = 0; r < rounds; ++r) {
       filtered.push_back(measure(native, call, iterations));
       unfiltered.push_back(measure(nullptr, call, iterations));
+      listened.push_back(measure(&observed, call, iterations, true));
     }
-    const double a = median(filtered), b = median(unfiltered);
-    std::printf("%-22s %14.1f %14.1f %8.3f\n", call_name(call), a, b, a / b);
+    const double a = median(filtered), b = median(unfiltered), c = median(listened);
+    std::printf("%-22s %14.1f %14.1f %14.1f %8.3f %8.3f\n", call_name(call), a, b, c, a / b, c / a);
   }
   return 0;
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The compiler's layers include only downwards (compiler/meson.build):
 
-  support, tables  <  frontend  <  middle  <  backend, bpf  <  driver
+  support, tables  <  frontend  <  middle  <  backend  <  driver
 
 and the AST and the IR stay backend-neutral: frontend/ and middle/ name no
 plan type (the backend maps their enums to the plan's); the frontend may take
@@ -25,7 +25,6 @@ ALLOWED = {
                  "plan/namespaces.h"},
     "middle": {"middle", "frontend", "support", "tables", "crypto", "plan/namespaces.h"},
     "backend": {"backend", "middle", "frontend", "support", "tables", "crypto", "kernel", "plan"},
-    "bpf": {"bpf", "plan"},
     "driver": None,  # the top: anything
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

@@ -16,17 +16,19 @@
 
 #include "backend/seccomp_lowering.h"
 #include "backend/socket_rules.h"
-#include "bpf/interpreter.h"
+#include "kernel/bpf_interpreter.h"
 #include "kernel/arch.h"
 #include "kernel/seccomp_notify.h"
 #include "frontend/parse_policy.h"
 #include "middle/build_ir.h"
 #include "middle/syscall_semantics.h"
+#include "supervisor/listener_answers.h"
 
 namespace aasmc {
 namespace {
 
 using aasm::plan::SeccompProgram;
+namespace bpf = aasm::bpf;
 
 std::vector<std::string> policy_files() {
   const char* root = std::getenv("AASM_TESTDATA");
@@ -170,6 +172,44 @@ void check_cacheable(const SyscallIR& ir, const Target& target, const std::vecto
   }
 }
 
+std::vector<aasm::plan::BpfInstruction> as_plan(const aasm::seccomp::PreparedFilter& filter) {
+  std::vector<aasm::plan::BpfInstruction> program;
+  for (const sock_filter& insn : filter.instructions) program.push_back({insn.code, insn.jt, insn.jf, insn.k});
+  return program;
+}
+
+// The launcher installs the main program rewritten, its errno answers sent
+// to the supervisor's listener and connect() too (kernel/seccomp_notify.h):
+// every other answer is the program's own, so every call the kernel's cache
+// serves as written it still serves; and where the launcher may rewrite it
+// (no conflict with the rule programs before it), the answers are the ones
+// the listener's supervisor replays.
+void check_observed(const Target& target, const std::vector<const SeccompProgram*>& stack, bool shipped) {
+  const SeccompProgram& main = *stack.back();
+  const std::vector<const SeccompProgram*> rules(stack.begin(), stack.end() - 1);
+  const std::optional<int> connect = syscall_number(target, "connect");
+  REQUIRE(connect);
+  const auto rewritten = aasm::seccomp::with_errno_answers_notified(main, *connect);
+  REQUIRE(rewritten);
+  const std::vector<aasm::plan::BpfInstruction> observed = as_plan(*rewritten);
+  for (int32_t nr : numbers_to_try(target)) {
+    bpf::SeccompData data;
+    data.nr = nr;
+    data.arch = target.audit_arch;
+    const auto original = bpf::run(main.instructions, data);
+    const auto now = bpf::run(observed, data);
+    REQUIRE((original && now));
+    uint32_t want = original->action;
+    if ((want & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_ERRNO || nr == *connect) want = SECCOMP_RET_USER_NOTIF;
+    CHECK_MESSAGE(now->action == want, nr);
+    if (nr != *connect && bpf::is_constant_allow(main.instructions, target.audit_arch, nr))
+      CHECK_MESSAGE(bpf::is_constant_allow(observed, target.audit_arch, nr), nr, " is no longer cacheable");
+  }
+  const std::string conflict = aasm::rewrite_conflict(main, rules, true);
+  if (!conflict.empty()) MESSAGE("not observed: ", conflict);
+  if (shipped) CHECK_MESSAGE(conflict.empty(), "a shipped profile's errno answers would not be observed: ", conflict);
+}
+
 TEST_CASE("seccomp lowering: every emitted program answers as the semantics say, and allowed calls are cacheable") {
   for (const std::string& file : policy_files()) {
     SUBCASE(file.c_str()) {
@@ -192,6 +232,7 @@ TEST_CASE("seccomp lowering: every emitted program answers as the semantics say,
         INFO(file, " ", std::string(target.name));
         prove(*ir->syscalls, target, stack);
         check_cacheable(*ir->syscalls, target, stack);
+        check_observed(target, stack, file.find("/profiles/") != std::string::npos);
       }
     }
   }
@@ -201,9 +242,8 @@ TEST_CASE("seccomp lowering: every emitted program answers as the semantics say,
 // beside the plan's programs on every call: it must cost nothing but for
 // connect, so every other number is a constant allow the kernel caches.
 TEST_CASE("the connect() notifier sends connect to the listener and is a cached allow for every other call") {
-  const aasm::seccomp::PreparedFilter filter = aasm::seccomp::notifier_for(aasm::kNativeAuditArch, SYS_connect);
-  std::vector<aasm::plan::BpfInstruction> program;
-  for (const sock_filter& insn : filter.instructions) program.push_back({insn.code, insn.jt, insn.jf, insn.k});
+  const std::vector<aasm::plan::BpfInstruction> program =
+      as_plan(aasm::seccomp::notifier_for(aasm::kNativeAuditArch, SYS_connect));
   for (int32_t nr = 0; nr < 1024; ++nr)
     if (nr != SYS_connect) CHECK_MESSAGE(bpf::is_constant_allow(program, aasm::kNativeAuditArch, nr), nr);
   CHECK_FALSE(bpf::is_constant_allow(program, aasm::kNativeAuditArch, SYS_connect));

@@ -271,11 +271,18 @@ TEST_CASE("denial report: the stderr report, each distinct denial once with its 
   CHECK(contains(full, "seen by: tracer (landlock_fs)"));
   CHECK(render_report(log, c.plan, c.context, {}, true, Detail::kOff).empty());
 
-  // What the host cannot show is said when the command failed, not after a clean run.
+  // What the host cannot show is said when the command failed, not after a
+  // clean run: each kind under full; under summary one line, only when
+  // nothing was recorded.
   const std::vector<std::string> unseen = {"Landlock denials: run with --explain to trace them"};
-  CHECK(contains(render_report(Log{}, c.plan, c.context, unseen, true, Detail::kSummary),
+  CHECK(contains(render_report(Log{}, c.plan, c.context, unseen, true, Detail::kFull),
                  "not seen on this host: Landlock denials"));
+  const std::string none = render_report(Log{}, c.plan, c.context, unseen, true, Detail::kSummary);
+  CHECK(contains(none, "aasm-launch: denials: none recorded, and this host cannot show every kind"));
+  CHECK_FALSE(contains(none, "not seen on this host"));
+  CHECK_FALSE(contains(render_report(log, c.plan, c.context, unseen, true, Detail::kSummary), "none recorded"));
   CHECK(render_report(Log{}, c.plan, c.context, unseen, false, Detail::kSummary).empty());
+  CHECK(render_report(Log{}, c.plan, c.context, unseen, false, Detail::kFull).empty());
 }
 
 TEST_CASE("denial report: a plan without provenance says so, and the flood's dropped count is reported") {

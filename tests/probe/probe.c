@@ -102,6 +102,16 @@ static int result(long rc) { return rc < 0 ? fail(errno) : ok(); }
 // names (the tests use 400 and 1000) and for harmless calls only.
 static int op_sys(long nr) { return result(syscall(nr, 0, 0, 0, 0, 0, 0)); }
 
+// COUNT calls of the numbers FIRST, FIRST+1, ...: numbers no kernel table
+// names yet (the tests give 1000 and up), which the kernel answers ENOSYS
+// and the plan's filter too, each a denial of its own
+// (tests/kernel/denials_seccomp_test.cpp). Prints the last answer.
+static int op_flood(long first, long count) {
+  long answer = 0;
+  for (long i = 0; i < count; ++i) answer = syscall(first + i, 0, 0, 0, 0, 0, 0);
+  return result(answer);
+}
+
 // getpid through the x32 ABI: the x86_64 number with bit 30 set.
 static int op_x32_getpid(void) {
 #ifdef __x86_64__
@@ -1082,6 +1092,7 @@ static int usage(void) {
       "                | clone plain|newuser|newuser-newnet | clone3 plain|newuser | io_uring_setup\n"
       "                | ok | unshare user|user-mount | setns-bad | memfd-exec sealed|plain execveat|proc\n"
       "                | unnamed-exec tmpfile|deleted DIR execveat|proc | fexec PATH\n"
+      "                | flood FIRST COUNT | mkdir PATH\n"
       "                | danger NAME | own-filter-then-getppid | status OP ARGS... (the errno as exit status)\n"
       "                | truncate PATH | open-trunc PATH | create PATH | rename FROM TO | link FROM TO\n"
       "                | reopen-rw PATH | read-proc PID|parent|janitor FILE | ptrace-attach-parent | ptrace-attach PID\n"
@@ -1144,6 +1155,12 @@ int main(int argc, char** argv) {
     return ok();  // still alive: signal 0, or one that does not kill
   }
   if (strcmp(op, "sys") == 0 && argc == 3) return op_sys(strtol(argv[2], NULL, 0));
+  if (strcmp(op, "flood") == 0 && argc == 4) {
+    long first = strtol(argv[2], NULL, 0);
+    if (first < 1000) return usage();  // numbers a kernel table names may do something
+    return op_flood(first, strtol(argv[3], NULL, 0));
+  }
+  if (strcmp(op, "mkdir") == 0 && argc == 3) return result(syscall(SYS_mkdirat, AT_FDCWD, argv[2], 0755));
   if (strcmp(op, "x32-getpid") == 0 && argc == 2) return op_x32_getpid();
   if (strcmp(op, "int80-getpid") == 0 && argc == 2) return op_int80_getpid();
   if (strcmp(op, "ioctl-pipe") == 0 && argc == 3) return op_ioctl_pipe(argv[2]);

@@ -5,12 +5,13 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 
 #include "plan/plan.h"
 
-namespace aasmc::bpf {
+namespace aasm::bpf {
 
 // struct seccomp_data, as the kernel lays it out.
 struct SeccompData {
@@ -24,19 +25,28 @@ struct Outcome {
   uint32_t action = 0;      // the SECCOMP_RET_* value returned
   size_t executed = 0;      // instructions executed, the return included
   bool read_arguments = false;
+  uint8_t arguments_read = 0;  // bit i: a word of args[i] was loaded
 };
 
 // Runs `program` on `data`; nullopt when the program does something the
 // kernel's checker would refuse (bad opcode, jump out of range, misaligned
 // load, falling off the end).
-std::optional<Outcome> run(std::span<const aasm::plan::BpfInstruction> program, const SeccompData& data);
+std::optional<Outcome> run(std::span<const plan::BpfInstruction> program, const SeccompData& data);
 
 // The kernel's seccomp_is_const_allow() (kernel/seccomp.c): true when the
 // program allows syscall `nr` on `arch` without looking at anything but the
 // number and the architecture, so the kernel caches the verdict and skips
 // the filter for that syscall.
-bool is_constant_allow(std::span<const aasm::plan::BpfInstruction> program, uint32_t arch, int32_t nr);
+bool is_constant_allow(std::span<const plan::BpfInstruction> program, uint32_t arch, int32_t nr);
 
-std::string disassemble(std::span<const aasm::plan::BpfInstruction> program);
+// Every action `program` may return for syscall `nr` on `arch`, whatever
+// the arguments (both ways of every jump that depends on them); nullopt when
+// it cannot tell (a return of the accumulator, an instruction the kernel's
+// checker would refuse). The launcher checks with it which calls a rewrite
+// of the program may change (supervisor/listener_answers.h).
+std::optional<std::set<uint32_t>> possible_actions(std::span<const plan::BpfInstruction> program, uint32_t arch,
+                                                   int32_t nr);
 
-}  // namespace aasmc::bpf
+std::string disassemble(std::span<const plan::BpfInstruction> program);
+
+}  // namespace aasm::bpf

@@ -1,12 +1,13 @@
-#include "bpf/interpreter.h"
+#include "kernel/bpf_interpreter.h"
 
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 
 #include <cstddef>
 #include <cstdio>
+#include <vector>
 
-namespace aasmc::bpf {
+namespace aasm::bpf {
 namespace {
 
 using aasm::plan::BpfInstruction;
@@ -65,6 +66,7 @@ std::optional<Outcome> run(std::span<const BpfInstruction> program, const Seccom
         if (insn.code == (BPF_LD | BPF_W | BPF_ABS)) {
           if (insn.k % 4 != 0 || insn.k + 4 > kDataSize) return std::nullopt;
           if (insn.k >= offsetof(SeccompData, instruction_pointer)) outcome.read_arguments = true;
+          if (insn.k >= kArgsOffset) outcome.arguments_read |= uint8_t(1u << ((insn.k - kArgsOffset) / 8));
           a = load_word(data, insn.k);
         } else if (insn.code == (BPF_LD | BPF_W | BPF_LEN)) {
           a = kDataSize;
@@ -145,6 +147,62 @@ bool is_constant_allow(std::span<const BpfInstruction> program, uint32_t arch, i
   return false;
 }
 
+// A walk of every path: the accumulator is known after a load of nr or arch
+// or a constant, unknown after any other load; a jump on an unknown value
+// goes both ways. Programs are acyclic (jumps go forward), and each
+// (instruction, accumulator) state is walked once.
+std::optional<std::set<uint32_t>> possible_actions(std::span<const BpfInstruction> program, uint32_t arch, int32_t nr) {
+  struct State {
+    size_t pc;
+    std::optional<uint32_t> a;
+    auto operator<=>(const State&) const = default;
+  };
+  std::set<uint32_t> actions;
+  std::set<State> seen;
+  std::vector<State> pending{{0, std::nullopt}};
+  while (!pending.empty()) {
+    State state = pending.back();
+    pending.pop_back();
+    if (state.pc >= program.size() || !seen.insert(state).second) {
+      if (state.pc >= program.size()) return std::nullopt;
+      continue;
+    }
+    const BpfInstruction& insn = program[state.pc];
+    const uint16_t cls = BPF_CLASS(insn.code);
+    const auto next = [&](size_t pc, std::optional<uint32_t> a) { pending.push_back({pc, a}); };
+    if (cls == BPF_RET) {
+      if (BPF_RVAL(insn.code) != BPF_K) return std::nullopt;
+      actions.insert(insn.k);
+    } else if (insn.code == (BPF_LD | BPF_W | BPF_ABS)) {
+      std::optional<uint32_t> a;
+      if (insn.k == offsetof(SeccompData, nr)) a = uint32_t(nr);
+      else if (insn.k == offsetof(SeccompData, arch)) a = arch;
+      next(state.pc + 1, a);
+    } else if (insn.code == (BPF_LD | BPF_IMM)) {
+      next(state.pc + 1, insn.k);
+    } else if (cls == BPF_ALU) {
+      std::optional<uint32_t> a;
+      if (state.a && BPF_SRC(insn.code) == BPF_K) a = alu(BPF_OP(insn.code), *state.a, insn.k);
+      next(state.pc + 1, a);
+    } else if (cls == BPF_JMP) {
+      const size_t after = state.pc + 1;
+      if (BPF_OP(insn.code) == BPF_JA) {
+        next(after + insn.k, state.a);
+      } else if (state.a && BPF_SRC(insn.code) == BPF_K) {
+        next(after + (jump_taken(BPF_OP(insn.code), *state.a, insn.k) ? insn.jt : insn.jf), state.a);
+      } else {
+        next(after + insn.jt, state.a);
+        next(after + insn.jf, state.a);
+      }
+    } else if (cls == BPF_LD || cls == BPF_MISC) {
+      next(state.pc + 1, std::nullopt);  // from memory or X: not followed
+    } else {
+      next(state.pc + 1, state.a);  // LDX, ST, STX leave A as it is
+    }
+  }
+  return actions;
+}
+
 std::string disassemble(std::span<const BpfInstruction> program) {
   std::string out;
   char line[160];
@@ -198,4 +256,4 @@ std::string disassemble(std::span<const BpfInstruction> program) {
   return out;
 }
 
-}  // namespace aasmc::bpf
+}  // namespace aasm::bpf

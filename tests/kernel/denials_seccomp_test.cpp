@@ -1,0 +1,230 @@
+// Seccomp denials observed at run time (supervisor/listener_answers.h,
+// kernel/kernel_log.h), under the real launcher and kernel: a call the plan
+// answers with an errno reaches the supervisor's listener, which answers the
+// same errno and records it; a call the plan kills is recorded from the
+// kernel's record of the kill, or from the exit status where the launcher
+// cannot read the kernel log. The records are read from the receipt's
+// denials section (docs/receipts.md#denials). Each case has a control: the same probe op under a plan that
+// allows the call succeeds and records nothing.
+//
+// Safety: `mkdir` and `flood` only touch the test's temp dir and numbers no
+// kernel table names. The launcher this file stops and kills is one it
+// started (its pid from fork), and the probe it waits on is found by the
+// marker path only this test uses.
+#include <dirent.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "harness.h"
+
+extern char** environ;
+
+using namespace aasm::ktest;
+
+namespace {
+
+constexpr int kKilled = 128 + SIGSYS;
+
+std::string filesystem_yaml(const TempDir& dir) {
+  return "  filesystem:\n"
+         "    read: {allow: [\"/usr\", \"/etc\", \"/proc\", \"" + probe_dir() + "\", \"" + dir.path() + "\"]}\n"
+         "    write: {allow: [\"" + dir.path() + "\"]}\n"
+         "    execute: {allow: [\"/usr\", \"" + probe_dir() + "\"]}\n";
+}
+
+// A denylist plan: `deny` (a flow list body) answered with `action`.
+std::string denying(const TempDir& dir, const std::string& name, const std::string& deny, const std::string& action) {
+  return compile_spec(dir, name,
+                      filesystem_yaml(dir) + "  syscalls:\n    default: \"" + action + "\"\n    deny: [" + deny + "]\n");
+}
+
+// aasm-launch --receipt DIR/receipt.json PLAN -- aasm-probe ARGS; the prefix
+// (setpriv ...) runs the launcher, when given.
+Run probe_with_receipt(const TempDir& dir, const std::string& plan, const std::vector<std::string>& args,
+                       const std::vector<std::string>& prefix = {}) {
+  std::vector<std::string> argv = {"/usr/bin/timeout", "-s", "KILL", "60"};
+  argv.insert(argv.end(), prefix.begin(), prefix.end());
+  argv.insert(argv.end(), {binary("AASM_LAUNCH"), "--receipt", dir / "receipt.json", plan, "--", binary("AASM_PROBE")});
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run(argv);
+}
+
+// The receipt's denials section, and its seccomp entries.
+nlohmann::json receipt_denials(const TempDir& dir) {
+  return nlohmann::json::parse(read_file(dir / "receipt.json")).at("denials");
+}
+
+std::vector<nlohmann::json> seccomp_entries(const TempDir& dir) {
+  std::vector<nlohmann::json> found;
+  const nlohmann::json denials = receipt_denials(dir);
+  for (const nlohmann::json& entry : denials.at("entries"))
+    if (entry.at("layer") == "seccomp") found.push_back(entry);
+  return found;
+}
+
+// The one seccomp denial of the receipt: `syscall` (empty: unknown), its
+// errno (empty: killed), how it was seen, its count.
+bool recorded(const TempDir& dir, const std::string& syscall, const std::string& error, const std::string& witness) {
+  const std::vector<nlohmann::json> entries = seccomp_entries(dir);
+  INFO("denials: ", receipt_denials(dir).dump());
+  return entries.size() == 1 && entries[0].at("syscall") == syscall && entries[0].at("errno") == error &&
+         entries[0].at("witness") == witness && entries[0].at("count") == 1;
+}
+
+void sleep_ms(long ms) {
+  const timespec ts{ms / 1000, (ms % 1000) * 1000000};
+  ::nanosleep(&ts, nullptr);
+}
+
+// The pid of the aasm-probe (its argv[0]) whose command line holds
+// `marker`, or -1: not the shell or the launcher, whose arguments hold it too.
+pid_t process_with(const std::string& marker) {
+  DIR* proc = ::opendir("/proc");
+  pid_t found = -1;
+  while (dirent* entry = proc ? ::readdir(proc) : nullptr) {
+    const pid_t pid = pid_t(std::atol(entry->d_name));
+    if (pid <= 0) continue;
+    std::ifstream in("/proc/" + std::string(entry->d_name) + "/cmdline");
+    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (cmdline.find(marker) != std::string::npos && cmdline.rfind(binary("AASM_PROBE") + '\0', 0) == 0) found = pid;
+  }
+  if (proc) ::closedir(proc);
+  return found;
+}
+
+// The system call `pid` is blocked in (/proc/PID/syscall's first field), or -1.
+long blocked_in(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/syscall");
+  long nr = -1;
+  in >> nr;
+  return nr;
+}
+
+}  // namespace
+
+TEST_CASE("denials: a call the plan answers with an errno is recorded with its errno, and the command still gets it") {
+  TempDir dir;
+  const std::string marker = dir / "made";
+  CHECK_RUN(probe_with_receipt(dir, denying(dir, "deny", "mkdirat", "errno:EACCES"), {"mkdir", marker}), 1, "EACCES\n");
+  CHECK_FALSE(exists(marker));
+  CHECK(recorded(dir, "mkdirat", "EACCES", "listener"));
+
+  SUBCASE("control: under a plan that allows it the call succeeds and nothing is recorded") {
+    CHECK_RUN(probe_with_receipt(dir, denying(dir, "allow", "unlinkat", "errno:EACCES"), {"mkdir", marker}), 0, "OK\n");
+    CHECK(exists(marker));
+    CHECK(seccomp_entries(dir).empty());
+  }
+}
+
+TEST_CASE("denials: a call the plan kills is recorded from the kernel's record, else from the exit status") {
+  TempDir dir;
+  const std::string plan = denying(dir, "kill", "mkdirat", "kill");
+  const std::string marker = dir / "made";
+  // Without auditd the kernel prints audit records under printk_ratelimit()
+  // (10 per 5 s): after a burst of kills (the seccomp tests) a record may be
+  // lost, and the launcher says "exit status". Up to three tries, 5.5 s apart.
+  bool from_kernel = false;
+  for (int attempt = 0; attempt < 3 && !from_kernel; ++attempt) {
+    if (attempt) sleep_ms(5500);
+    CHECK_RUN(probe_with_receipt(dir, plan, {"mkdir", marker}), kKilled, "");
+    from_kernel = recorded(dir, "mkdirat", "", "kernel_record");
+    if (!from_kernel) CHECK(recorded(dir, "", "", "exit_status"));
+  }
+  CHECK(from_kernel);
+
+  SUBCASE("without CAP_SYSLOG the kernel log is closed to the launcher: the exit status says only that") {
+    // kernel.dmesg_restrict: reading /dev/kmsg needs CAP_SYSLOG (or CAP_SYS_ADMIN).
+    std::ifstream restrict_file("/proc/sys/kernel/dmesg_restrict");
+    int restricted = 0;
+    restrict_file >> restricted;
+    REQUIRE_MESSAGE(restricted == 1, "kernel.dmesg_restrict is 0 here: every launcher may read the kernel log");
+    const std::vector<std::string> no_syslog = {"/usr/bin/setpriv", "--bounding-set", "-syslog,-sys_admin"};
+    CHECK_RUN(probe_with_receipt(dir, plan, {"mkdir", marker}, no_syslog), kKilled, "");
+    CHECK(recorded(dir, "", "", "exit_status"));
+  }
+  SUBCASE("control: under a plan that allows it the call succeeds and nothing is recorded") {
+    CHECK_RUN(probe_with_receipt(dir, denying(dir, "allow", "unlinkat", "kill"), {"mkdir", marker}), 0, "OK\n");
+    CHECK(seccomp_entries(dir).empty());
+  }
+}
+
+// A flood of distinct refusals: the log keeps 256 and counts the rest, and
+// the command gets every answer (the last one printed).
+TEST_CASE("denials: a command flooding refusals is capped at 256 distinct denials with the dropped ones counted") {
+  TempDir dir;
+  const std::string plan = denying(dir, "deny", "mkdirat", "errno:EPERM");
+  CHECK_RUN(probe_with_receipt(dir, plan, {"flood", "1000", "3000"}), 1, "ENOSYS\n");
+  CHECK(seccomp_entries(dir).size() == 256);
+  CHECK(receipt_denials(dir).at("dropped") == 2744);
+
+  SUBCASE("control: a few calls are each recorded, nothing dropped") {
+    CHECK_RUN(probe_with_receipt(dir, plan, {"flood", "1000", "3"}), 1, "ENOSYS\n");
+    const std::vector<nlohmann::json> entries = seccomp_entries(dir);
+    REQUIRE(entries.size() == 3);
+    CHECK(entries[2].at("syscall_number") == 1002);
+    CHECK(entries[2].at("errno") == "ENOSYS");
+    CHECK(receipt_denials(dir).at("dropped") == 0);
+  }
+}
+
+// The observation never allows: with the supervisor stopped, the refused
+// call waits on its listener; with the supervisor killed, the kernel
+// answers it ENOSYS (no listener) and the parent-death signal ends the
+// command. The directory is never made.
+TEST_CASE("denials: killing the supervisor while a refused call waits on its listener never lets the call through") {
+  TempDir dir;
+  const std::string marker = dir / "made-while-waiting";
+  const std::string go = dir / "go";
+  const std::string shell = "while [ ! -e " + go + " ]; do sleep 0.02; done; exec " + binary("AASM_PROBE") + " mkdir " + marker;
+  const auto start = [&](const std::string& plan) {
+    const pid_t launcher = ::fork();
+    REQUIRE(launcher >= 0);
+    if (launcher == 0) {
+      const std::string launch = binary("AASM_LAUNCH");
+      const char* argv[] = {launch.c_str(), plan.c_str(), "--", "/bin/sh", "-c", shell.c_str(), nullptr};
+      ::execve(argv[0], const_cast<char**>(argv), environ);
+      _exit(127);
+    }
+    return launcher;
+  };
+  const auto wait_gone = [](pid_t pid) {
+    for (int i = 0; i < 500 && ::kill(pid, 0) == 0; ++i) sleep_ms(10);
+    return ::kill(pid, 0) != 0;
+  };
+  const std::string plan = compile_spec(dir, "deny", "  syscalls:\n    default: \"errno:EPERM\"\n    deny: [mkdirat]\n");
+
+  const pid_t launcher = start(plan);
+  sleep_ms(200);  // the shell waits for `go`
+  REQUIRE(::kill(launcher, SIGSTOP) == 0);
+  write_file(go, "");
+  pid_t probe = -1;
+  for (int i = 0; i < 500 && (probe < 0 || blocked_in(probe) != SYS_mkdirat); ++i, sleep_ms(10)) probe = process_with(marker);
+  INFO("probe pid ", probe);
+  CHECK(blocked_in(probe) == SYS_mkdirat);  // waiting on the stopped supervisor's listener
+  CHECK_FALSE(exists(marker));
+  REQUIRE(::kill(launcher, SIGKILL) == 0);
+  int status = 0;
+  REQUIRE(::waitpid(launcher, &status, 0) == launcher);
+  CHECK(wait_gone(probe));
+  sleep_ms(100);
+  CHECK_FALSE(exists(marker));
+
+  SUBCASE("control: under a plan that allows mkdirat the same command makes the directory") {
+    ::unlink(go.c_str());
+    const pid_t allowed = start(compile_spec(dir, "allow", "  syscalls:\n    default: \"errno:EPERM\"\n    deny: [unlinkat]\n"));
+    sleep_ms(200);
+    write_file(go, "");
+    REQUIRE(::waitpid(allowed, &status, 0) == allowed);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+    CHECK(exists(marker));
+  }
+}
