@@ -15,15 +15,14 @@
 #include <signal.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cstring>
 #include <fstream>
 
-#include <nlohmann/json.hpp>
-
+#include "fixtures.h"
 #include "harness.h"
+#include "receipts.h"
 
 extern char** environ;
 
@@ -57,18 +56,7 @@ Run probe_with_receipt(const TempDir& dir, const std::string& plan, const std::v
   return run(argv);
 }
 
-// The receipt's denials section, and its seccomp entries.
-nlohmann::json receipt_denials(const TempDir& dir) {
-  return nlohmann::json::parse(read_file(dir / "receipt.json")).at("denials");
-}
-
-std::vector<nlohmann::json> seccomp_entries(const TempDir& dir) {
-  std::vector<nlohmann::json> found;
-  const nlohmann::json denials = receipt_denials(dir);
-  for (const nlohmann::json& entry : denials.at("entries"))
-    if (entry.at("layer") == "seccomp") found.push_back(entry);
-  return found;
-}
+std::vector<nlohmann::json> seccomp_entries(const TempDir& dir) { return denial_entries(dir, "seccomp"); }
 
 // The one seccomp denial of the receipt: `syscall` (empty: unknown), its
 // errno (empty: killed), how it was seen, its count.
@@ -77,11 +65,6 @@ bool recorded(const TempDir& dir, const std::string& syscall, const std::string&
   INFO("denials: ", receipt_denials(dir).dump());
   return entries.size() == 1 && entries[0].at("syscall") == syscall && entries[0].at("errno") == error &&
          entries[0].at("witness") == witness && entries[0].at("count") == 1;
-}
-
-void sleep_ms(long ms) {
-  const timespec ts{ms / 1000, (ms % 1000) * 1000000};
-  ::nanosleep(&ts, nullptr);
 }
 
 // The pid of the aasm-probe (its argv[0]) whose command line holds

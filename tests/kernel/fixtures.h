@@ -9,7 +9,10 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
+
+#include <algorithm>
 
 #include <atomic>
 #include <cstddef>
@@ -38,6 +41,28 @@ struct Fs {
   }
 };
 
+// A place in a policy's YAML text: 1-based line and column, as
+// diagnostics and the plan's provenance give them.
+struct Place {
+  long line = 0;
+  long col = 0;
+};
+
+// The place of the first `token` in `text` at or after the first `after`:
+// the line:col a test expects, computed from the YAML it wrote.
+inline Place place_of(const std::string& text, const std::string& token, const std::string& after = "") {
+  const size_t from = after.empty() ? 0 : text.find(after);
+  REQUIRE(from != std::string::npos);
+  const size_t at = text.find(token, from);
+  REQUIRE(at != std::string::npos);
+  const size_t line_start = text.rfind('\n', at) + 1;  // npos + 1 == 0 on the first line
+  return {long(std::count(text.begin(), text.begin() + long(at), '\n') + 1), long(at - line_start + 1)};
+}
+
+inline void sleep_ms(long ms) {
+  const timespec ts{ms / 1000, (ms % 1000) * 1000000};
+  ::nanosleep(&ts, nullptr);
+}
 
 // A socket the test owns, closed at scope exit.
 class Socket {
