@@ -57,9 +57,16 @@ std::string errno_name(int error) {
 std::string denial(const ReceiptDenial& r) {
   const denials::Denial& d = r.denial;
   const denials::Explanation& e = r.explanation;
+  // The tracer and the listener record the call a Landlock denial came
+  // through (openat, connect), but the section's contract
+  // (docs/receipts.md#denials) is "" and 0 outside seccomp: the join names
+  // only seccomp calls, so the number alone leaked through and an entry
+  // named no call yet gave one's number. The right, path or port is the
+  // Landlock key.
+  const uint64_t number_of_call = d.layer == denials::Layer::kSeccomp && d.syscall > 0 ? uint64_t(d.syscall) : 0;
   std::string out = "\n      {" + field("layer", denials::layer_name(d.layer)) + ", " +
                     field("witness", denials::witness_name(d.witness)) + ", " + field("syscall", e.call) + ", " +
-                    number("syscall_number", d.syscall < 0 ? 0 : uint64_t(d.syscall)) + ", " +
+                    number("syscall_number", number_of_call) + ", " +
                     field("errno", errno_name(d.error)) + ",\n       \"rights\": " + strings(e.rights) + ", " +
                     field("path", e.path) + ", " + number("port", d.port) + ", " + field("arguments", d.arguments) +
                     ", " + number("count", r.count) + ",\n       \"policy\": [";
