@@ -1,13 +1,18 @@
 #include "supervisor/listener_answers.h"
 
+#include <linux/filter.h>
 #include <sys/syscall.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstddef>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
 #include <iterator>
+#include <optional>
+#include <set>
+#include <vector>
 
 #include "kernel/bpf_interpreter.h"
 #include "kernel/seccomp_notify.h"
@@ -56,15 +61,76 @@ bool may_answer_errno(const plan::SeccompProgram& program, int32_t nr) {
 // beyond is killed by their header).
 constexpr int32_t kNumbersChecked = 1024;
 
+// Where a program looks at the number only by comparing it with constants
+// (the rule programs: a jump tree on the number, then the arguments), its
+// verdict is the same between two of those constants, so one number per
+// stretch tells which numbers it may answer with an errno. The stretches'
+// starts, below kNumbersChecked; nullopt when the program computes on the
+// number or keeps it anywhere but the accumulator, and every number must be
+// tried. Forward jumps only, so one pass carries "the accumulator may hold
+// the number" to every instruction.
+std::optional<std::vector<int32_t>> stretch_starts(const plan::SeccompProgram& program) {
+  const auto& code = program.instructions;
+  std::vector<char> holds_nr(code.size() + 1, 0);
+  std::set<int32_t> starts{0, kNumbersChecked};
+  for (size_t pc = 0; pc < code.size(); ++pc) {
+    const plan::BpfInstruction& insn = code[pc];
+    const uint16_t cls = BPF_CLASS(insn.code);
+    const bool nr = holds_nr[pc];
+    const auto flow = [&](size_t to, bool value) {
+      if (to < holds_nr.size()) holds_nr[to] |= char(value);
+    };
+    if (insn.code == (BPF_LD | BPF_W | BPF_ABS)) {
+      flow(pc + 1, insn.k == offsetof(bpf::SeccompData, nr));
+    } else if (cls == BPF_JMP && BPF_OP(insn.code) == BPF_JA) {
+      flow(pc + 1 + insn.k, nr);
+    } else if (cls == BPF_JMP) {
+      if (nr && (BPF_SRC(insn.code) != BPF_K || BPF_OP(insn.code) == BPF_JSET)) return std::nullopt;
+      if (nr)
+        for (const uint64_t at : {uint64_t(insn.k), uint64_t(insn.k) + 1})
+          if (at < uint64_t(kNumbersChecked)) starts.insert(int32_t(at));
+      flow(pc + 1 + insn.jt, nr);
+      flow(pc + 1 + insn.jf, nr);
+    } else if (cls == BPF_RET) {
+    } else if (nr || cls == BPF_MISC || insn.code == (BPF_LD | BPF_MEM)) {
+      return std::nullopt;  // arithmetic on the number, or a copy of it elsewhere
+    } else {
+      flow(pc + 1, cls == BPF_LD ? false : nr);  // an immediate, or X and memory written
+    }
+  }
+  return std::vector<int32_t>(starts.begin(), starts.end());
+}
+
+// The first number of `rule` that it and `main` may both answer with an
+// errno, if any. The cheap test of the kernel's cache first: most numbers
+// one of them allows outright, and the walk of every path is what costs.
+std::optional<int32_t> errno_overlap(const plan::SeccompProgram& main, const plan::SeccompProgram& rule) {
+  std::optional<std::vector<int32_t>> starts = stretch_starts(rule);
+  if (!starts) {
+    starts.emplace();
+    for (int32_t nr = 0; nr <= kNumbersChecked; ++nr) starts->push_back(nr);
+  }
+  for (size_t i = 0; i + 1 < starts->size(); ++i) {
+    const int32_t first = (*starts)[i], end = (*starts)[i + 1];
+    if (bpf::is_constant_allow(rule.instructions, rule.audit_arch, first)) continue;
+    std::vector<int32_t> suspects;
+    for (int32_t nr = first; nr < end; ++nr)
+      if (!bpf::is_constant_allow(main.instructions, main.audit_arch, nr)) suspects.push_back(nr);
+    if (suspects.empty() || !may_answer_errno(rule, first)) continue;
+    for (const int32_t nr : suspects)
+      if (may_answer_errno(main, nr)) return nr;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::string rewrite_conflict(const plan::SeccompProgram& main, const std::vector<const plan::SeccompProgram*>& rules,
                              bool connect) {
-  for (int32_t nr = 0; nr < kNumbersChecked; ++nr)
-    for (const plan::SeccompProgram* rule : rules)
-      if (may_answer_errno(*rule, nr) && may_answer_errno(main, nr))
-        return "system call " + std::to_string(nr) +
-               " may be answered with an errno both by the main program and by an argument rule";
+  for (const plan::SeccompProgram* rule : rules)
+    if (const std::optional<int32_t> nr = errno_overlap(main, *rule))
+      return "system call " + std::to_string(*nr) +
+             " may be answered with an errno both by the main program and by an argument rule";
   if (connect) {
     const auto actions = bpf::possible_actions(main.instructions, main.audit_arch, SYS_connect);
     const bool kills = !actions || std::any_of(actions->begin(), actions->end(), [](uint32_t a) {

@@ -8,6 +8,7 @@
 // unconditionally allowed call is one the kernel's action cache can serve.
 #include <dirent.h>
 #include <doctest/doctest.h>
+#include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <sys/syscall.h>
 
@@ -178,6 +179,22 @@ std::vector<aasm::plan::BpfInstruction> as_plan(const aasm::seccomp::PreparedFil
   return program;
 }
 
+// The definition rewrite_conflict() decides by stretches of numbers: some
+// number below 1024 both the main program and a rule may answer with an
+// errno, every number tried by a walk of every path.
+bool may_answer_errno(const SeccompProgram& program, int32_t nr) {
+  const auto actions = bpf::possible_actions(program.instructions, program.audit_arch, nr);
+  return !actions || std::any_of(actions->begin(), actions->end(), [](uint32_t a) {
+    return (a & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_ERRNO;
+  });
+}
+bool errno_overlap_by_every_number(const SeccompProgram& main, const std::vector<const SeccompProgram*>& rules) {
+  for (int32_t nr = 0; nr < 1024; ++nr)
+    for (const SeccompProgram* rule : rules)
+      if (may_answer_errno(*rule, nr) && may_answer_errno(main, nr)) return true;
+  return false;
+}
+
 // The launcher installs the main program rewritten, its errno answers sent
 // to the supervisor's listener and connect() too (kernel/seccomp_notify.h):
 // every other answer is the program's own, so every call the kernel's cache
@@ -206,6 +223,8 @@ void check_observed(const Target& target, const std::vector<const SeccompProgram
       CHECK_MESSAGE(bpf::is_constant_allow(observed, target.audit_arch, nr), nr, " is no longer cacheable");
   }
   const std::string conflict = aasm::rewrite_conflict(main, rules, true);
+  const bool overlap_found = conflict.find("both by the main program") != std::string::npos;
+  CHECK_MESSAGE(overlap_found == errno_overlap_by_every_number(main, rules), conflict);
   if (!conflict.empty()) MESSAGE("not observed: ", conflict);
   if (shipped) CHECK_MESSAGE(conflict.empty(), "a shipped profile's errno answers would not be observed: ", conflict);
 }
@@ -236,6 +255,29 @@ TEST_CASE("seccomp lowering: every emitted program answers as the semantics say,
       }
     }
   }
+}
+
+// rewrite_conflict() tries one number per stretch between a rule's
+// constants: a range test must still find a number deep inside its range,
+// and arithmetic on the number must send it back to trying every number.
+TEST_CASE("rewrite_conflict finds an errno overlap inside a rule's range and behind arithmetic on the number") {
+  using aasm::plan::BpfInstruction;
+  const uint32_t arch = aasm::kNativeAuditArch;
+  const auto program = [arch](std::vector<BpfInstruction> code) { return SeccompProgram{arch, {}, 0, std::move(code)}; };
+  const BpfInstruction load_nr{BPF_LD | BPF_W | BPF_ABS, 0, 0, 0};
+  const BpfInstruction errno_answer{BPF_RET | BPF_K, 0, 0, SECCOMP_RET_ERRNO | 1};
+  const BpfInstruction allow{BPF_RET | BPF_K, 0, 0, SECCOMP_RET_ALLOW};
+  // The main program answers 500 with an errno, allows every other number.
+  const SeccompProgram main = program({load_nr, {BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 500}, errno_answer, allow});
+  const SeccompProgram range = program({load_nr, {BPF_JMP | BPF_JGE | BPF_K, 0, 1, 200}, errno_answer, allow});
+  const SeccompProgram below = program({load_nr, {BPF_JMP | BPF_JGE | BPF_K, 1, 0, 200}, errno_answer, allow});
+  const SeccompProgram masked = program(
+      {load_nr, {BPF_ALU | BPF_AND | BPF_K, 0, 0, 0xff}, {BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 500 & 0xff}, errno_answer, allow});
+  CHECK(aasm::rewrite_conflict(main, {&range}, false).find("system call 500 ") != std::string::npos);
+  CHECK(aasm::rewrite_conflict(main, {&below}, false).empty());
+  CHECK(aasm::rewrite_conflict(main, {&masked}, false).find("system call 500 ") != std::string::npos);
+  for (const SeccompProgram* rule : {&range, &below, &masked})
+    CHECK(aasm::rewrite_conflict(main, {rule}, false).empty() == !errno_overlap_by_every_number(main, {rule}));
 }
 
 // The launcher's connect() notifier (runtime/kernel/seccomp_notify.h) runs
