@@ -26,36 +26,22 @@
 #include <cstring>
 #include <fstream>
 
+#include "fixtures.h"
 #include "harness.h"
 
 using namespace aasm::ktest;
 
 namespace {
 
-// A temp dir with ro/ (readable), rw/ (writable) and secret/ (in no rule),
-// each holding a file owned by root.
-struct Trees {
-  TempDir dir;
-  const std::string ro = dir / "ro";
-  const std::string rw = dir / "rw";
-  const std::string secret = dir / "secret";
-  Trees() {
-    for (const std::string& d : {ro, rw, secret}) make_dir(d);
-    write_file(ro + "/file", "read-only\n");
-    write_file(rw + "/file", "writable\n");
-    write_file(secret + "/file", "secret\n", 0600);
-  }
-};
-
 // Lifts the refusal of unix sockets a confined filesystem brings by default,
 // for the tests of what Landlock itself does with socket files.
 const char* const kUnixSocketsAllowed = "    unix_sockets: {allow: [\"/\"]}\n";
 
-// Reads the system, /proc, /dev and ro/; writes rw/; no network; the
+// Reads the system, /proc, /dev and in/ (fixtures.h Trees); writes rw/; no network; the
 // review's deny groups (killed: written as the denylist's answer); tree limits.
 std::string agent_policy(const Trees& t, bool unix_sockets = false) {
   return "  filesystem:\n"
-         "    read: {allow: " + flow_list({"/usr", "/etc", "/proc", "/dev", probe_dir(), t.ro}) + "}\n"
+         "    read: {allow: " + flow_list({"/usr", "/etc", "/proc", "/dev", probe_dir(), t.in}) + "}\n"
          "    write: {allow: " + flow_list({t.rw}) + "}\n"
          "    execute: {allow: " + flow_list({"/usr", probe_dir()}) + "}\n"
          "  network:\n    outbound: none\n"
@@ -68,7 +54,7 @@ std::string agent_policy(const Trees& t, bool unix_sockets = false) {
 // and bind none, abstract sockets and signals scoped.
 std::string tight_policy(const Trees& t, bool unix_sockets = false) {
   return "  filesystem:\n"
-         "    read: {allow: " + flow_list({"/usr", "/etc", "/proc", probe_dir(), t.ro}) + "}\n"
+         "    read: {allow: " + flow_list({"/usr", "/etc", "/proc", probe_dir(), t.in}) + "}\n"
          "    write: {allow: " + flow_list({t.rw}) + "}\n"
          "    execute: {allow: " + flow_list({"/usr", probe_dir()}) + "}\n"
          "  network:\n    outbound: none\n    bind: none\n"
@@ -188,19 +174,19 @@ TEST_CASE("attack more: link, rename and RENAME_EXCHANGE do not carry a file acr
     CAPTURE(name);
     // A hard link would give the denied file the writable tree's rights.
     CHECK_RUN(probe(plan, {"link", t.secret + "/file", t.rw + "/stolen"}), 1, "EXDEV\n");
-    CHECK_RUN(probe(plan, {"link", t.ro + "/file", t.rw + "/ro-link"}), 1, "EXDEV\n");
-    CHECK_RUN(probe(plan, {"rename", t.rw + "/file", t.ro + "/planted"}), 1, "EACCES\n");
-    CHECK_RUN(probe(plan, {"rename-exchange", t.rw + "/file", t.ro + "/file"}), 1, "EACCES\n");
+    CHECK_RUN(probe(plan, {"link", t.in + "/file", t.rw + "/ro-link"}), 1, "EXDEV\n");
+    CHECK_RUN(probe(plan, {"rename", t.rw + "/file", t.in + "/planted"}), 1, "EACCES\n");
+    CHECK_RUN(probe(plan, {"rename-exchange", t.rw + "/file", t.in + "/file"}), 1, "EACCES\n");
     CHECK_RUN(probe(plan, {"rename-exchange", t.rw + "/file", t.secret + "/file"}), 1, "EACCES\n");
   }
   CHECK(!exists(t.rw + "/stolen"));
-  CHECK(read_file(t.ro + "/file") == "read-only\n");
+  CHECK(read_file(t.in + "/file") == "inside\n");
 
   SUBCASE("control: inside the writable tree they work, and without Landlock across trees too") {
     write_file(t.rw + "/other", "other\n");
     CHECK_RUN(probe(plans.agent, {"rename-exchange", t.rw + "/file", t.rw + "/other"}), 0, "OK\n");
     CHECK_RUN(probe(plans.open, {"link", t.secret + "/file", t.rw + "/stolen"}), 0, "OK\n");
-    CHECK_RUN(probe(plans.open, {"rename-exchange", t.rw + "/file", t.ro + "/file"}), 0, "OK\n");
+    CHECK_RUN(probe(plans.open, {"rename-exchange", t.rw + "/file", t.in + "/file"}), 0, "OK\n");
   }
 }
 
@@ -214,8 +200,8 @@ TEST_CASE("attack more: an O_PATH descriptor does not read a denied file, throug
   }
 
   SUBCASE("control: a readable file reads through O_PATH, and without Landlock the secret does") {
-    CHECK_RUN(probe(plans.agent, {"opath", "proc", t.ro + "/file"}), 0, "OK\n");
-    CHECK_RUN(probe(plans.agent, {"opath", "at", t.ro, "file"}), 0, "OK\n");
+    CHECK_RUN(probe(plans.agent, {"opath", "proc", t.in + "/file"}), 0, "OK\n");
+    CHECK_RUN(probe(plans.agent, {"opath", "at", t.in, "file"}), 0, "OK\n");
     CHECK_RUN(probe(plans.open, {"opath", "proc", t.secret + "/file"}), 0, "OK\n");
   }
 }
@@ -225,11 +211,11 @@ TEST_CASE("attack more: a unix socket file is not made in a read-only tree; a de
   const Plans plans(t, true);  // Landlock's MAKE_SOCK, not the default refusal of unix sockets
   for (const auto& [name, plan] : plans.confined()) {
     CAPTURE(name);
-    CHECK_RUN(probe(plan, {"unix-bind", t.ro + "/sock"}), 1, "EACCES\n");
+    CHECK_RUN(probe(plan, {"unix-bind", t.in + "/sock"}), 1, "EACCES\n");
     // CAP_MKNOD is gone: refused even where files may be made.
     CHECK_RUN(probe(plan, {"mknod-char", t.rw + "/null"}), 1, "EPERM\n");
   }
-  CHECK(!exists(t.ro + "/sock"));
+  CHECK(!exists(t.in + "/sock"));
   CHECK(!exists(t.rw + "/null"));
 
   SUBCASE("control: in the writable tree a socket file and a FIFO are made") {
@@ -238,7 +224,7 @@ TEST_CASE("attack more: a unix socket file is not made in a read-only tree; a de
       CHECK_RUN(probe(plan, {"unix-bind", t.rw + "/sock-" + name}), 0, "OK\n");
       CHECK_RUN(probe(plan, {"mkfifo", t.rw + "/fifo-" + name}), 0, "OK\n");
     }
-    CHECK_RUN(probe(plans.open, {"unix-bind", t.ro + "/sock"}), 0, "OK\n");
+    CHECK_RUN(probe(plans.open, {"unix-bind", t.in + "/sock"}), 0, "OK\n");
   }
 }
 
@@ -295,7 +281,7 @@ TEST_CASE("attack more: /proc/sys, /sys and a block device are not writable by t
   const Plans plans(t);
   // A block device node of the test's own (loop0's numbers) in the
   // readable tree: what /dev/sda is under a policy that reads /dev.
-  const std::string block = t.ro + "/blk";
+  const std::string block = t.in + "/blk";
   REQUIRE(::mknod(block.c_str(), S_IFBLK | 0600, makedev(7, 0)) == 0);
   std::vector<std::string> targets = {"/proc/sys/kernel/hostname", "/proc/sys/vm/drop_caches", block};
   for (const char* path : {"/proc/sysrq-trigger", "/sys/fs/cgroup/pids/cgroup.procs", "/sys/fs/cgroup/cgroup.procs",
@@ -420,13 +406,13 @@ TEST_CASE("attack more: FS_IOC_SETFLAGS through a read-only descriptor in a read
   const Plans plans(t);
   for (const auto& [name, plan] : plans.confined()) {
     CAPTURE(name);
-    CHECK_RUN(probe(plan, {"meta", "setflags", t.ro + "/file"}), 1, "EPERM\n");
+    CHECK_RUN(probe(plan, {"meta", "setflags", t.in + "/file"}), 1, "EPERM\n");
   }
   // The safe default @inode-flags refuses it in every plan.
-  CHECK_RUN(probe(plans.open, {"meta", "setflags", t.ro + "/file"}), 1, "EPERM\n");
+  CHECK_RUN(probe(plans.open, {"meta", "setflags", t.in + "/file"}), 1, "EPERM\n");
 
   SUBCASE("control: with an allow rule for ioctl, the flag is set") {
-    CHECK_RUN(probe(compile_spec(t.dir, "opted-in", opted_in_spec()), {"meta", "setflags", t.ro + "/file"}), 0, "OK\n");
+    CHECK_RUN(probe(compile_spec(t.dir, "opted-in", opted_in_spec()), {"meta", "setflags", t.in + "/file"}), 0, "OK\n");
   }
 }
 
@@ -496,7 +482,7 @@ TEST_CASE("attack more: a block device node in a readable tree is opened for rea
   REQUIRE(::geteuid() == 0);
   const Trees t;
   const Plans plans(t);
-  const std::string block = t.ro + "/blk";
+  const std::string block = t.in + "/blk";
   REQUIRE(::mknod(block.c_str(), S_IFBLK | 0600, makedev(7, 0)) == 0);
   REQUIRE(is_block_device(block));
   CHECK_RUN(probe(plans.agent, {"read", block}), 1, "EACCES\n");
