@@ -3,6 +3,7 @@
 #include <linux/seccomp.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <tuple>
@@ -12,6 +13,7 @@
 #include "kernel/capabilities.h"
 #include "middle/syscall_semantics.h"
 #include "plan/controls.h"
+#include "plan/view_mounts.h"
 #include "supervisor/path_binding.h"  // rule_template
 #include "tables/targets.h"
 
@@ -47,15 +49,21 @@ uint64_t granted_at(const std::optional<LandlockRuleset>& ll, aasm::plan::PathBa
   return rights;
 }
 
+// A right a ruleset does not handle is the command's everywhere: its change
+// is said once, under `subject`. Returns the rights both rulesets handle, the
+// only ones a path's or a port's line compares.
+uint64_t unhandled_change(std::vector<PostureChange>& out, const char* area, const char* subject,
+                          uint64_t LandlockRuleset::*handled, const Plan& a, const Plan& b, RightKind kind) {
+  const uint64_t everything = aasm::landlock::rights_for_abi(kind, aasm::landlock::kLatestAbi);
+  const uint64_t handled_a = a.landlock ? (*a.landlock).*handled : 0;
+  const uint64_t handled_b = b.landlock ? (*b.landlock).*handled : 0;
+  add_rights_change(out, area, subject, everything & ~handled_a, everything & ~handled_b, kind);
+  return handled_a & handled_b;
+}
+
 void filesystem(const Plan& a, const Plan& b, std::vector<PostureChange>& out) {
-  const uint64_t everything = aasm::landlock::rights_for_abi(RightKind::kFs, aasm::landlock::kLatestAbi);
-  const uint64_t handled_a = a.landlock ? a.landlock->handled_fs : 0;
-  const uint64_t handled_b = b.landlock ? b.landlock->handled_fs : 0;
-  // A right a ruleset does not handle is the command's at every path: said
-  // once, and left out of the paths' lines.
-  add_rights_change(out, "filesystem", "(every path, unhandled)", everything & ~handled_a, everything & ~handled_b,
-                    RightKind::kFs);
-  const uint64_t both = handled_a & handled_b;
+  const uint64_t both =
+      unhandled_change(out, "filesystem", "(every path, unhandled)", &LandlockRuleset::handled_fs, a, b, RightKind::kFs);
   std::set<std::pair<aasm::plan::PathBase, std::string>> paths;
   for (const Plan* plan : {&a, &b})
     if (plan->landlock)
@@ -70,11 +78,8 @@ void filesystem(const Plan& a, const Plan& b, std::vector<PostureChange>& out) {
 }
 
 void network(const Plan& a, const Plan& b, std::vector<PostureChange>& out) {
-  const uint64_t everything = aasm::landlock::rights_for_abi(RightKind::kNet, aasm::landlock::kLatestAbi);
-  const uint64_t handled_a = a.landlock ? a.landlock->handled_net : 0;
-  const uint64_t handled_b = b.landlock ? b.landlock->handled_net : 0;
-  add_rights_change(out, "network", "(every port, unhandled)", everything & ~handled_a, everything & ~handled_b,
-                    RightKind::kNet);
+  const uint64_t both =
+      unhandled_change(out, "network", "(every port, unhandled)", &LandlockRuleset::handled_net, a, b, RightKind::kNet);
   std::set<uint16_t> ports;
   for (const Plan* plan : {&a, &b})
     if (plan->landlock)
@@ -87,12 +92,12 @@ void network(const Plan& a, const Plan& b, std::vector<PostureChange>& out) {
     return rights;
   };
   for (uint16_t port : ports)
-    add_rights_change(out, "network", "tcp:" + std::to_string(port), at(a, port) & handled_a & handled_b,
-                      at(b, port) & handled_a & handled_b, RightKind::kNet);
+    add_rights_change(out, "network", "tcp:" + std::to_string(port), at(a, port) & both, at(b, port) & both,
+                      RightKind::kNet);
   // A scope is a restriction: losing one widens.
   const uint64_t scoped_a = a.landlock ? a.landlock->scoped : 0, scoped_b = b.landlock ? b.landlock->scoped : 0;
   if (scoped_a != scoped_b)
-    out.push_back({"ipc", "scoped", describe_landlock_rights(scoped_a, RightKind::kScope),
+    out.push_back({aasm::control_name(aasm::Control::kIpc), "scoped", describe_landlock_rights(scoped_a, RightKind::kScope),
                    describe_landlock_rights(scoped_b, RightKind::kScope), "", (scoped_a & ~scoped_b) != 0});
 }
 
@@ -197,12 +202,12 @@ void resources(const Plan& a, const Plan& b, std::vector<PostureChange>& out) {
   ceiling("stderr", &ProcessSettings::stderr_bytes, " bytes");
   for (const NamespaceName& ns : kNamespaceNames) {
     const bool x = pa.namespaces & ns.bit, y = pb.namespaces & ns.bit;
-    if (x != y) out.push_back({"namespaces", ns.name, x ? "fresh" : "shared", y ? "fresh" : "shared", "", x && !y});
+    if (x != y) out.push_back({aasm::control_name(aasm::Control::kNamespaces), ns.name, x ? "fresh" : "shared", y ? "fresh" : "shared", "", x && !y});
   }
   for (int cap = 0; cap < kKnownCapabilities; ++cap) {
     const bool x = pa.kept_capabilities >> cap & 1, y = pb.kept_capabilities >> cap & 1;
     if (x != y)
-      out.push_back({"capabilities", aasm::capabilities::names(1ull << cap), x ? "kept" : "dropped", y ? "kept" : "dropped", "", y});
+      out.push_back({aasm::control_name(aasm::Control::kCapabilities), aasm::capabilities::names(1ull << cap), x ? "kept" : "dropped", y ? "kept" : "dropped", "", y});
   }
   auto env_text = [](const ProcessSettings& p) {
     if (!p.environment_filtered) return std::string("unfiltered");
@@ -257,6 +262,46 @@ void controls(const Plan& a, const Plan& b, std::vector<PostureChange>& out) {
                    !b.view || (a.view && (b.view->flags & kViewDegradable) && !(a.view->flags & kViewDegradable))});
 }
 
+// The filesystem view's mounts, by path, as `aasmc show` states them: a new
+// mount, a restricting option or the protection dropped, a larger tmpfs widen.
+void view(const Plan& a, const Plan& b, std::vector<PostureChange>& out) {
+  auto rows = [](const Plan& p) {
+    std::map<std::string, ViewMountText> by_path;
+    if (p.view)
+      for (ViewMountText& row : describe_view(*p.view)) by_path[row.path] = std::move(row);
+    return by_path;
+  };
+  auto text = [](const ViewMountText* row) {
+    return row ? row->what + "; " + row->options + (row->optional ? " (optional)" : "") : std::string("absent");
+  };
+  auto has = [](const std::string& list, const std::string& option) {
+    return ("," + list + ",").find("," + option + ",") != std::string::npos;
+  };
+  auto bytes = [](const std::string& what) {
+    const size_t comma = what.find(", ");
+    return comma == std::string::npos ? 0ull : std::strtoull(what.c_str() + comma + 2, nullptr, 10);
+  };
+  const auto before = rows(a), after = rows(b);
+  std::set<std::string> paths;
+  for (const auto* side : {&before, &after})
+    for (const auto& [path, row] : *side) paths.insert(path);
+  for (const std::string& path : paths) {
+    const auto x = before.find(path), y = after.find(path);
+    const ViewMountText* old_row = x == before.end() ? nullptr : &x->second;
+    const ViewMountText* new_row = y == after.end() ? nullptr : &y->second;
+    if (text(old_row) == text(new_row)) continue;
+    // A new mount shows the command more; a protected one gone lets it write there.
+    bool wider = !old_row || (!new_row && old_row->what.find("protected") != std::string::npos);
+    if (old_row && new_row) {
+      for (const char* option : {"ro", "noexec", "nosuid", "nodev"})
+        wider |= has(old_row->options, option) && !has(new_row->options, option);
+      wider |= old_row->what.find("protected") != std::string::npos && new_row->what.find("protected") == std::string::npos;
+      wider |= bytes(new_row->what) > bytes(old_row->what);
+    }
+    out.push_back({"filesystem view", path, text(old_row), text(new_row), "", wider});
+  }
+}
+
 }  // namespace
 
 std::vector<PostureChange> diff_posture(const Plan& before, const Plan& after) {
@@ -266,6 +311,7 @@ std::vector<PostureChange> diff_posture(const Plan& before, const Plan& after) {
   syscalls(before, after, out);
   resources(before, after, out);
   controls(before, after, out);
+  view(before, after, out);
   std::stable_sort(out.begin(), out.end(), [](const PostureChange& x, const PostureChange& y) {
     return std::tie(x.area, x.subject) < std::tie(y.area, y.subject);
   });

@@ -14,7 +14,7 @@
 namespace aasmc {
 
 struct PostureChange {
-  std::string area;     // "filesystem", "network", "syscalls", "resources", "controls", "namespaces", ...
+  std::string area;     // "filesystem", "network", "syscalls", "resources", "controls", and the controls' names (plan/controls.def)
   std::string subject;  // a path template, "tcp:443", a syscall, a resource, a control
   std::string before;   // the old plan's value as text ("none", "unlimited", "allow", ...)
   std::string after;

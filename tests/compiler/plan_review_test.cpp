@@ -241,6 +241,35 @@ TEST_CASE("diff: a higher memory ceiling widens, a lower one and a narrower path
   for (const Json& change : lower.json["changes"]) CHECK(change["widening"] == false);
 }
 
+TEST_CASE("diff: the filesystem view losing a protected path or growing its tmpfs widens; a smaller tmpfs does not") {
+  TempDir dir;
+  const std::string profile = read_file(review_data() + "/../../profiles/coding-agent.yaml");
+  write_file(dir / "old.yaml", profile);
+  std::string unprotected = profile;
+  const std::string hooks = R"(readonly: ["${CWD}/.git/hooks", )";
+  unprotected.replace(unprotected.find(hooks), hooks.size(), "readonly: [");
+  write_file(dir / "unprotected.yaml", unprotected);
+  const Run r = aasmc({"diff", "old.yaml", "unprotected.yaml", "--fail-on-widening"}, dir.path());
+  INFO(r.out, r.err);
+  CHECK(r.exit_code == 1);
+  CHECK(contains(r.out, "WIDENING filesystem view ${CWD}/.git/hooks: bind, protected"));
+  CHECK(contains(r.out, " -> absent\n"));
+
+  std::string larger = profile, smaller = profile;
+  larger.replace(larger.find("tmp_size: 1Gi"), 13, "tmp_size: 2Gi");
+  smaller.replace(smaller.find("tmp_size: 1Gi"), 13, "tmp_size: 512Mi");
+  write_file(dir / "larger.yaml", larger);
+  write_file(dir / "smaller.yaml", smaller);
+  const Run grown = aasmc({"diff", "old.yaml", "larger.yaml", "--fail-on-widening"}, dir.path());
+  INFO(grown.out, grown.err);
+  CHECK(grown.exit_code == 1);
+  CHECK(contains(grown.out, "WIDENING filesystem view /tmp: private tmpfs, 1073741824 bytes"));
+  const Run shrunk = aasmc({"diff", "old.yaml", "smaller.yaml", "--fail-on-widening"}, dir.path());
+  INFO(shrunk.out, shrunk.err);
+  CHECK(shrunk.exit_code == 0);
+  CHECK(contains(shrunk.out, "         filesystem view /tmp: private tmpfs, 1073741824 bytes"));
+}
+
 TEST_CASE("diff: the same plan twice has no change; unreadable input exits 3") {
   TempDir dir;
   copy_cascade(dir);
