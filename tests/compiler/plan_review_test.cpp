@@ -85,6 +85,11 @@ TEST_CASE("digest prints the trailer as sha256:HEX, which is not sha256sum of th
   CHECK(bad.exit_code == 1);
   CHECK(contains(bad.err, "digest"));
   CHECK(aasmc({"digest"}, dir.path()).exit_code == 2);
+  // As a textconv driver, show turns a damaged plan into text rather than failing git diff.
+  const Run textconv = aasmc({"show", "--textconv", "damaged.bin"}, dir.path());
+  CHECK(textconv.exit_code == 0);
+  CHECK(textconv.out.starts_with("not a valid plan: "));
+  CHECK(aasmc({"show", "damaged.bin"}, dir.path()).exit_code == 1);
 }
 
 TEST_CASE("verify: fresh, then stale naming the document a one-character edit changed") {
