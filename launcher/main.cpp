@@ -7,13 +7,14 @@
 #include "exit_codes.h"
 #include "dry_run.h"
 #include "launch.h"
+#include "plan/plan.h"
 
 namespace {
 
 constexpr const char* kUsage =
-    "usage: aasm-launch [--expect-digest SHA256] [--receipt FILE] [--explain] [--denials=summary|full|off]\n"
+    "usage: aasm-launch [--expect-digest [sha256:]HEX] [--receipt FILE] [--explain] [--denials=summary|full|off]\n"
     "                   PLAN -- COMMAND [ARG...]\n"
-    "       aasm-launch --dry-run [--expect-digest SHA256] PLAN\n"
+    "       aasm-launch --dry-run [--expect-digest [sha256:]HEX] PLAN\n"
     "\n"
     "Runs COMMAND confined by the precompiled PLAN (from `aasmc compile`).\n"
     "--dry-run prints what this host would enforce, control by control, and\n"
@@ -36,13 +37,6 @@ std::optional<aasm::denials::Detail> denials_detail(const std::string& value) {
   if (value == "full") return aasm::denials::Detail::kFull;
   if (value == "off") return aasm::denials::Detail::kOff;
   return std::nullopt;
-}
-
-bool is_hex_digest(const std::string& s) {
-  if (s.size() != 64) return false;
-  for (char c : s)
-    if (!std::strchr("0123456789abcdef", c)) return false;
-  return true;
 }
 
 }  // namespace
@@ -79,9 +73,10 @@ int main(int argc, char** argv) {
     }
     if (arg == "--expect-digest") {
       if (i + 1 >= argc) return usage_error("--expect-digest needs a value");
-      request.expect_digest = argv[++i];
-      if (!is_hex_digest(*request.expect_digest))
-        return usage_error("--expect-digest takes 64 lowercase hex digits");
+      // `aasmc digest`'s "sha256:HEX", or bare hex in either case.
+      const auto digest = aasm::plan::parse_digest_text(argv[++i]);
+      if (!digest) return usage_error("--expect-digest: " + digest.error().message);
+      request.expect_digest = *digest;
     } else if (arg.size() > 1 && arg[0] == '-') {
       return usage_error("unknown option '" + arg + "'");
     } else if (request.plan_path.empty()) {

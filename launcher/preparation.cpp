@@ -572,9 +572,9 @@ Status load_plan(Preparation& p, const LaunchRequest& request) {
   p.prepared.plan = std::move(*decoded);
   p.prepared.plan_bytes = std::move(*bytes);
   p.plan_decoded = true;
-  if (request.expect_digest && p.report.plan_sha256 != *request.expect_digest)
-    return make_error(request.plan_path + ": digest " + p.report.plan_sha256 + " is not the expected " +
-                      *request.expect_digest);
+  if (request.expect_digest && plan::plan_digest(p.prepared.plan_bytes) != *request.expect_digest)
+    return make_error(request.plan_path + ": digest " + plan::plan_identity(p.prepared.plan_bytes) +
+                      " is not the expected " + plan::identity_text(*request.expect_digest));
   return Ok{};
 }
 

@@ -43,7 +43,9 @@ std::string describe_seccomp_action(uint32_t action) {
 
 std::string describe_plan(const Plan& plan, const aasm::Sha256Digest& digest, bool bpf) {
   std::ostringstream out;
-  out << "plan format " << kFormatVersion << ", sha256 " << aasm::to_hex(digest) << "\n";
+  // One fact a line throughout (a path, a syscall, a rule, a variable), so
+  // that a line diff of two plans' text is a diff of their facts (--textconv).
+  out << "plan format " << kFormatVersion << ", identity " << identity_text(digest) << "\n";
   out << "meta:\n";
   for (const auto& [key, value] : plan.meta) out << "  " << key << " = " << value << "\n";
   if (plan.landlock) {
@@ -97,10 +99,9 @@ std::string describe_plan(const Plan& plan, const aasm::Sha256Digest& digest, bo
     if (p.kept_capabilities) out << "  capabilities kept: " << aasm::capabilities::names(p.kept_capabilities) << "\n";
     if (p.namespaces) out << "  namespaces: " << aasm::plan::namespace_names(p.namespaces, " ") << "\n";
     if (p.environment_filtered) {
-      out << "  environment: only";
-      for (const std::string& name : p.environment_pass) out << " " << name;
-      for (const auto& [name, value] : p.environment_set) out << " " << name << "=" << value;
-      out << "\n";
+      out << "  environment: only the variables below\n";
+      for (const std::string& name : p.environment_pass) out << "    pass " << name << "\n";
+      for (const auto& [name, value] : p.environment_set) out << "    set " << name << "=" << value << "\n";
     }
   }
   if (plan.view) {
@@ -135,15 +136,24 @@ std::string describe_plan(const Plan& plan, const aasm::Sha256Digest& digest, bo
       if (is_denied) denied_action = entry.action;
       auto& list = entry.origin == SyscallOrigin::kStartup ? startup : is_denied ? denied : policy;
       (entry.origin == SyscallOrigin::kStartup ? startup_count : is_denied ? denied_count : policy_count)++;
-      list << " " << entry.name;
+      list << "  " << entry.name << "\n";
     }
     if (denied_count) {
       out << "syscalls denied by the policy (" << denied_count << ", answered " << describe_seccomp_action(denied_action)
-          << "):" << denied.str() << "\n";
+          << "):\n" << denied.str();
     } else {
-      out << "syscalls allowed by the policy (" << policy_count << "):" << policy.str() << "\n";
-      out << "syscalls added as the start-up set (" << startup_count << "):" << startup.str() << "\n";
+      out << "syscalls allowed by the policy (" << policy_count << "):\n" << policy.str();
+      out << "syscalls added as the start-up set (" << startup_count << "):\n" << startup.str();
     }
+  }
+  // The rules (an action for some arguments, or for a call the lists do not
+  // decide), from the provenance, which records each as the policy wrote it.
+  if (plan.provenance) {
+    std::ostringstream rules;
+    for (const ProvenanceEntry& e : plan.provenance->entries)
+      if (e.key == "syscalls.rules" || e.key == "syscalls.safe_default" || e.key == "capabilities.deny")
+        if (!e.item.empty() && !e.value.empty()) rules << "  " << e.item << ": " << e.value << "\n";
+    if (!rules.str().empty()) out << "syscall rules:\n" << rules.str();
   }
   return out.str();
 }
