@@ -4,6 +4,8 @@
 #include <llvm/Support/WithColor.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -29,10 +31,12 @@ constexpr int kExitUsage = 2;
 constexpr const char* kUsage =
     "usage: aasmc compile POLICY.yaml... -o PLAN [--arch x86_64,aarch64] [--print-ir]\n"
     "                     [--diagnostics-format=text|json|sarif]\n"
-    "       aasmc explain POLICY.yaml... [--arch x86_64,aarch64] [--diagnostics-format=text|json|sarif]\n"
-    "       aasmc show PLAN [--bpf]\n"
-    "       aasmc groups\n"
+    "       aasmc explain POLICY.yaml... [--json] [--arch x86_64,aarch64] [--diagnostics-format=text|json|sarif]\n"
+    "       aasmc show PLAN [--bpf | --json]\n"
+    "       aasmc groups [--json]\n"
     "       aasmc --version\n";
+
+void print_json(const nlohmann::ordered_json& document) { llvm::outs() << aasmc::dump(document, 2); }
 
 int usage_error(const std::string& message) {
   llvm::WithColor::error(llvm::errs(), "aasmc") << message << "\n" << kUsage;
@@ -176,8 +180,11 @@ int explain(const std::vector<std::string>& args) {
   std::vector<aasmc::Target> targets(aasmc::all_targets().begin(), aasmc::all_targets().end());
   std::vector<std::string> inputs;
   aasmc::DiagnosticFormat format = aasmc::DiagnosticFormat::kText;
+  bool json = false;
   for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--arch") {
+    if (args[i] == "--json") {
+      json = true;
+    } else if (args[i] == "--arch") {
       if (++i >= args.size()) return usage_error("--arch needs a value");
       targets.clear();
       for (const std::string& name : split(args[i], ',')) {
@@ -203,7 +210,10 @@ int explain(const std::vector<std::string>& args) {
   if (!ir || diags.error_count() > 0) return kExitPolicyError;
   const std::optional<aasmc::PolicyIR> lowered = as_lowered(*ir, diags);
   if (!lowered) return kExitPolicyError;
-  llvm::outs() << aasmc::explain_ir(*lowered, sources);
+  if (json)
+    print_json(aasmc::explain_ir_json(*lowered, sources));
+  else
+    llvm::outs() << aasmc::explain_ir(*lowered, sources);
   return kExitOk;
 }
 
@@ -211,7 +221,11 @@ int show(std::vector<std::string> args) {
   const auto bpf_flag = std::find(args.begin(), args.end(), "--bpf");
   const bool bpf = bpf_flag != args.end();
   if (bpf) args.erase(bpf_flag);
-  if (args.size() != 1) return usage_error("show takes one plan file (and --bpf)");
+  const auto json_flag = std::find(args.begin(), args.end(), "--json");
+  const bool json = json_flag != args.end();
+  if (json) args.erase(json_flag);
+  if (bpf && json) return usage_error("show takes --bpf or --json, not both");
+  if (args.size() != 1) return usage_error("show takes one plan file (and --bpf or --json)");
   auto bytes = aasm::plan::read_plan_file(args[0]);
   if (!bytes) {
     llvm::WithColor::error(llvm::errs(), "aasmc") << bytes.error().message << "\n";
@@ -222,12 +236,35 @@ int show(std::vector<std::string> args) {
     llvm::WithColor::error(llvm::errs(), "aasmc") << args[0] << ": " << plan.error().message << "\n";
     return kExitPolicyError;
   }
-  llvm::outs() << aasmc::describe_plan(*plan, aasm::plan::plan_digest(*bytes), bpf);
+  if (json)
+    print_json(aasmc::plan_json(*plan, aasm::plan::plan_digest(*bytes)));
+  else
+    llvm::outs() << aasmc::describe_plan(*plan, aasm::plan::plan_digest(*bytes), bpf);
   return kExitOk;
 }
 
+nlohmann::ordered_json groups_json() {
+  nlohmann::ordered_json out = {{"schema", "aasm.dev/groups/v1"}};
+  auto& groups = out["groups"] = nlohmann::ordered_json::array();
+  for (const aasmc::SyscallGroup& group : aasmc::all_groups()) {
+    nlohmann::ordered_json members = nlohmann::ordered_json::array(), rules = nlohmann::ordered_json::array();
+    for (const aasmc::GroupMember& member : group.members)
+      members.push_back({{"syscall", member.syscall.str()}, {"reason", member.reason.str()},
+                         {"capability", member.capability.str()}});
+    for (const aasmc::GroupRule& rule : group.rules)
+      rules.push_back({{"syscall", rule.syscall.str()}, {"when", rule.when.str()}, {"reason", rule.reason.str()}});
+    groups.push_back({{"name", group.name.str()}, {"summary", group.summary.str()}, {"members", members},
+                      {"rules", rules}});
+  }
+  return out;
+}
+
 int groups(const std::vector<std::string>& args) {
-  if (!args.empty()) return usage_error("groups takes no arguments");
+  if (args == std::vector<std::string>{"--json"}) {
+    print_json(groups_json());
+    return kExitOk;
+  }
+  if (!args.empty()) return usage_error("groups takes no arguments but --json");
   for (const aasmc::SyscallGroup& group : aasmc::all_groups()) {
     llvm::outs() << "@" << group.name << ": " << group.summary << "\n";
     for (const aasmc::GroupMember& member : group.members)
