@@ -4,6 +4,8 @@
 #include <optional>
 #include <string>
 
+#include "aasm_version.h"
+#include "doctor.h"
 #include "exit_codes.h"
 #include "dry_run.h"
 #include "launch.h"
@@ -14,11 +16,18 @@ namespace {
 constexpr const char* kUsage =
     "usage: aasm-launch [--expect-digest [sha256:]HEX] [--receipt FILE] [--explain] [--denials=summary|full|off]\n"
     "                   PLAN -- COMMAND [ARG...]\n"
-    "       aasm-launch --dry-run [--expect-digest [sha256:]HEX] PLAN\n"
+    "       aasm-launch --dry-run [--json] [--expect-digest [sha256:]HEX] PLAN\n"
+    "       aasm-launch doctor [--json]\n"
+    "       aasm-launch --version\n"
     "\n"
     "Runs COMMAND confined by the precompiled PLAN (from `aasmc compile`).\n"
     "--dry-run prints what this host would enforce, control by control, and\n"
     "exits 125 when the launch would be refused, without running anything.\n"
+    "doctor prints what this host can enforce, without a plan: each feature\n"
+    "available, partial or missing, with the remedy; exit 0 when nothing is\n"
+    "missing, 1 when something is (a plan name `doctor` is given as ./doctor).\n"
+    "--json: the dry run's or doctor's report as one JSON document\n"
+    "(schemas/dry-run.schema.json, schemas/doctor.schema.json).\n"
     "--explain traces the command's failing filesystem and network calls\n"
     "(ptrace; slower) and reports the Landlock denials among them.\n"
     "--denials: what the run's confinement refused, printed on stderr at the\n"
@@ -42,8 +51,17 @@ std::optional<aasm::denials::Detail> denials_detail(const std::string& value) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc >= 2 && std::strcmp(argv[1], "doctor") == 0) {
+    bool json = false;
+    for (int a = 2; a < argc; ++a) {
+      if (std::strcmp(argv[a], "--json") != 0) return usage_error(std::string("doctor takes only --json, not '") + argv[a] + "'");
+      json = true;
+    }
+    return aasm::doctor(json);
+  }
   aasm::LaunchRequest request;
   bool dry = false;
+  bool json = false;
   int i = 1;
   for (; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -52,8 +70,16 @@ int main(int argc, char** argv) {
       std::fputs(kUsage, stdout);
       return 0;
     }
+    if (arg == "--version") {
+      std::printf("aasm-launch %s\n", aasm::kVersion);
+      return 0;
+    }
     if (arg == "--dry-run") {
       dry = true;
+      continue;
+    }
+    if (arg == "--json") {
+      json = true;
       continue;
     }
     if (arg == "--explain") {
@@ -88,8 +114,9 @@ int main(int argc, char** argv) {
   if (request.plan_path.empty()) return usage_error("no plan given");
   if (dry) {
     if (i < argc) return usage_error("--dry-run runs nothing: give no command");
-    return aasm::dry_run(request);
+    return aasm::dry_run(request, json);
   }
+  if (json) return usage_error("--json is for --dry-run and doctor (a launch's JSON is its --receipt)");
   if (i >= argc) return usage_error("no command given: use `aasm-launch PLAN -- COMMAND [ARG...]`");
   for (++i; i < argc; ++i) request.command.emplace_back(argv[i]);
   if (request.command.empty()) return usage_error("no command after --");

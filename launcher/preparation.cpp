@@ -171,11 +171,12 @@ Status bind_ruleset(Preparation& p, const Inputs& in) {
 // mount_view::prepare here, before the clone; the child only mounts.
 constexpr const char* kViewOwnFilesystems[] = {"/proc", "/tmp", "/dev/shm", "/dev/pts"};
 
-// Why this host cannot build a view, or "" when it can. Without
-// CAP_SYS_ADMIN the child mounts in a user namespace of its own, which is
-// tried here for real, before anything runs: a sysctl, an AppArmor policy, a
-// container's seccomp filter or an exhausted count can each forbid it, and
-// only trying tells them all apart from a host that allows it.
+}  // namespace
+
+// Without CAP_SYS_ADMIN the child mounts in a user namespace of its own,
+// which is tried here for real, before anything runs: a sysctl, an AppArmor
+// policy, a container's seccomp filter or an exhausted count can each forbid
+// it, and only trying tells them all apart from a host that allows it.
 std::string view_unavailable() {
   if (raw::syscall6(SYS_mount_setattr, -1, long(""), 0, 0, 0) == -ENOSYS)
     return "the kernel has no mount_setattr (Linux 5.12 or later is needed)";
@@ -187,6 +188,8 @@ std::string view_unavailable() {
                      "one (") +
          std::strerror(error) + (setting.empty() ? "" : "; " + setting) + "); " + namespaces::kUserNamespaceRemedy;
 }
+
+namespace {
 
 Status add_view_trees(const plan::FilesystemView& view, const std::vector<plan::ViewMountText>& rows,
                       const LaunchContext& context, mount_view::Spec& spec, LaunchReport& report) {

@@ -75,4 +75,9 @@ struct Preparation {
 
 Preparation prepare(const LaunchRequest& request, const Host& host, Exit exit);
 
+// Why this host cannot build a filesystem view, or "" when it can (a user
+// namespace is tried for real where the launcher lacks CAP_SYS_ADMIN): the
+// preparation's check, and doctor's.
+std::string view_unavailable();
+
 }  // namespace aasm

@@ -3,6 +3,10 @@
 #include <llvm/Support/WithColor.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
 #include "backend/check_lowerable.h"
 #include "backend/plan_builder.h"
 #include "backend/provenance.h"
@@ -18,13 +22,13 @@ namespace {
 constexpr const char* kUsage =
     "usage: aasmc compile POLICY.yaml... -o PLAN [--arch x86_64,aarch64] [--print-ir]\n"
     "                     [--diagnostics-format=text|json|sarif]\n"
-    "       aasmc explain POLICY.yaml... [--arch x86_64,aarch64] [--diagnostics-format=text|json|sarif]\n"
-    "       aasmc show PLAN [--bpf] [--textconv]\n"
+    "       aasmc explain POLICY.yaml... [--json] [--arch x86_64,aarch64] [--diagnostics-format=text|json|sarif]\n"
+    "       aasmc show PLAN [--bpf | --json | --textconv]\n"
     "       aasmc digest PLAN\n"
     "       aasmc verify PLAN POLICY.yaml... [--arch x86_64,aarch64] [--json]\n"
     "                    [--diagnostics-format=text|json|sarif]\n"
     "       aasmc diff OLD NEW [--json] [--fail-on-widening]   (each a plan, or policies joined by ',')\n"
-    "       aasmc groups\n"
+    "       aasmc groups [--json]\n"
     "       aasmc --version\n";
 
 }  // namespace
@@ -37,6 +41,15 @@ int usage_error(const std::string& message) {
   llvm::WithColor::error(llvm::errs(), "aasmc") << message << "\n" << kUsage;
   return kExitUsage;
 }
+
+bool take_flag(std::vector<std::string>& args, const char* name) {
+  const auto at = std::find(args.begin(), args.end(), name);
+  if (at == args.end()) return false;
+  args.erase(at);
+  return true;
+}
+
+void print_json(const nlohmann::ordered_json& document) { llvm::outs() << dump(document, 2); }
 
 std::vector<std::string> split(const std::string& text, char separator) {
   std::vector<std::string> parts;

@@ -7,6 +7,8 @@
 
 #include <llvm/Support/SourceMgr.h>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -30,6 +32,12 @@ void error(const std::string& message);
 const char* usage_text();
 
 std::vector<std::string> split(const std::string& text, char separator);
+
+// Removes the flag `name` from `args` if it is there; says whether it was.
+bool take_flag(std::vector<std::string>& args, const char* name);
+
+// A JSON report on stdout, as every --json prints it (support/diagnostic_formats.h's dump).
+void print_json(const nlohmann::ordered_json& document);
 
 // `--diagnostics-format=FORMAT` or `--diagnostics-format FORMAT` at args[i]:
 // kExitOk (i moved past it), kExitUsage, or -1 when args[i] is another option.

@@ -2,6 +2,8 @@
 // effective policy with provenance.
 #include <llvm/Support/raw_ostream.h>
 
+#include <nlohmann/json.hpp>
+
 #include "backend/plan_builder.h"
 #include "backend/socket_rules.h"
 #include "driver/cli.h"
@@ -53,11 +55,14 @@ int explain_verb(const Args& args) {
   std::vector<Target> targets = all_target_list();
   std::vector<std::string> inputs;
   DiagnosticFormat format = DiagnosticFormat::kText;
+  bool json = false;
   for (size_t i = 0; i < args.size(); ++i) {
     if (int rc = take_arch_option(args, i, targets); rc != -1) {
       if (rc != kExitOk) return rc;
     } else if (int rc = take_format_option(args, i, format); rc != -1) {
       if (rc != kExitOk) return rc;
+    } else if (args[i] == "--json") {
+      json = true;
     } else if (args[i].size() > 1 && args[i][0] == '-') {
       return usage_error("unknown option '" + args[i] + "'");
     } else {
@@ -78,7 +83,10 @@ int explain_verb(const Args& args) {
     diags.global_error(llvm::toString(lowered.takeError()), diag::kLowering);
     return kExitPolicyError;
   }
-  llvm::outs() << explain_ir(*lowered, sources);
+  if (json)
+    print_json(explain_ir_json(*lowered, sources));
+  else
+    llvm::outs() << explain_ir(*lowered, sources);
   return kExitOk;
 }
 

@@ -83,7 +83,7 @@ int diff_verb(const Args& args) {
       j["widening"] = c.widening;
       report["changes"].push_back(std::move(j));
     }
-    llvm::outs() << report.dump(2) << "\n";
+    print_json(report);
   } else {
     // One change a line, so the output itself diffs and greps well.
     for (const PostureChange& c : changes)

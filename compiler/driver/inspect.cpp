@@ -2,7 +2,7 @@
 // `aasmc groups`.
 #include <llvm/Support/raw_ostream.h>
 
-#include <algorithm>
+#include <nlohmann/json.hpp>
 
 #include "driver/cli.h"
 #include "driver/show.h"
@@ -15,15 +15,11 @@ using namespace cli;
 
 int show_verb(const Args& given) {
   Args args = given;
-  auto take_flag = [&args](const char* name) {
-    const auto at = std::find(args.begin(), args.end(), name);
-    if (at == args.end()) return false;
-    args.erase(at);
-    return true;
-  };
-  const bool bpf = take_flag("--bpf");
-  const bool textconv = take_flag("--textconv");
-  if (args.size() != 1) return usage_error("show takes one plan file (and --bpf, --textconv)");
+  const bool bpf = take_flag(args, "--bpf");
+  const bool json = take_flag(args, "--json");
+  const bool textconv = take_flag(args, "--textconv");
+  if (int(bpf) + int(json) + int(textconv) > 1) return usage_error("show takes one of --bpf, --json, --textconv");
+  if (args.size() != 1) return usage_error("show takes one plan file (and --bpf, --json or --textconv)");
   auto loaded = load_plan(args[0]);
   if (!loaded) {
     // As a git textconv driver, a file that is not a valid plan still diffs:
@@ -35,7 +31,10 @@ int show_verb(const Args& given) {
     error(loaded.error().message);
     return kExitPolicyError;
   }
-  llvm::outs() << describe_plan(loaded->plan, aasm::plan::plan_digest(loaded->bytes), bpf && !textconv);
+  if (json)
+    print_json(plan_json(loaded->plan, aasm::plan::plan_digest(loaded->bytes)));
+  else
+    llvm::outs() << describe_plan(loaded->plan, aasm::plan::plan_digest(loaded->bytes), bpf);
   return kExitOk;
 }
 
@@ -52,8 +51,33 @@ int digest_verb(const Args& args) {
   return kExitOk;
 }
 
+namespace {
+
+nlohmann::ordered_json groups_json() {
+  using Json = nlohmann::ordered_json;
+  Json out = {{"schema", "aasm.dev/groups/v1"}};
+  auto& groups = out["groups"] = Json::array();
+  for (const SyscallGroup& group : all_groups()) {
+    Json members = Json::array(), rules = Json::array();
+    for (const GroupMember& member : group.members)
+      members.push_back({{"syscall", member.syscall.str()}, {"reason", member.reason.str()},
+                         {"capability", member.capability.str()}});
+    for (const GroupRule& rule : group.rules)
+      rules.push_back({{"syscall", rule.syscall.str()}, {"when", rule.when.str()}, {"reason", rule.reason.str()}});
+    groups.push_back({{"name", group.name.str()}, {"summary", group.summary.str()}, {"members", members},
+                      {"rules", rules}});
+  }
+  return out;
+}
+
+}  // namespace
+
 int groups_verb(const Args& args) {
-  if (!args.empty()) return usage_error("groups takes no arguments");
+  if (args == Args{"--json"}) {
+    print_json(groups_json());
+    return kExitOk;
+  }
+  if (!args.empty()) return usage_error("groups takes no arguments but --json");
   for (const SyscallGroup& group : all_groups()) {
     llvm::outs() << "@" << group.name << ": " << group.summary << "\n";
     for (const GroupMember& member : group.members)

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "driver/show.h"
+#include "kernel/landlock_rights_text.h"
 #include "kernel/bpf_interpreter.h"
 #include "kernel/capabilities.h"
 #include "middle/syscall_semantics.h"
@@ -29,9 +30,9 @@ void add_rights_change(std::vector<PostureChange>& out, const char* area, const 
   if (before == after) return;
   const uint64_t gained = after & ~before, lost = before & ~after;
   std::string what;
-  if (gained) what += "gained " + describe_landlock_rights(gained, kind);
-  if (lost) what += std::string(what.empty() ? "" : "; ") + "lost " + describe_landlock_rights(lost, kind);
-  out.push_back({area, subject, describe_landlock_rights(before, kind), describe_landlock_rights(after, kind) + " (" + what + ")",
+  if (gained) what += "gained " + aasm::landlock::rights_list_text(gained, kind);
+  if (lost) what += std::string(what.empty() ? "" : "; ") + "lost " + aasm::landlock::rights_list_text(lost, kind);
+  out.push_back({area, subject, aasm::landlock::rights_list_text(before, kind), aasm::landlock::rights_list_text(after, kind) + " (" + what + ")",
                  "", gained != 0});
 }
 
@@ -97,8 +98,8 @@ void network(const Plan& a, const Plan& b, std::vector<PostureChange>& out) {
   // A scope is a restriction: losing one widens.
   const uint64_t scoped_a = a.landlock ? a.landlock->scoped : 0, scoped_b = b.landlock ? b.landlock->scoped : 0;
   if (scoped_a != scoped_b)
-    out.push_back({aasm::control_name(aasm::Control::kIpc), "scoped", describe_landlock_rights(scoped_a, RightKind::kScope),
-                   describe_landlock_rights(scoped_b, RightKind::kScope), "", (scoped_a & ~scoped_b) != 0});
+    out.push_back({aasm::control_name(aasm::Control::kIpc), "scoped", aasm::landlock::rights_list_text(scoped_a, RightKind::kScope),
+                   aasm::landlock::rights_list_text(scoped_b, RightKind::kScope), "", (scoped_a & ~scoped_b) != 0});
 }
 
 // A syscall's answer under the programs of one architecture: the set of

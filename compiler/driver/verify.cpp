@@ -213,7 +213,7 @@ int verify_verb(const Args& args) {
   auto unreadable = [&] {
     if (o.json) {
       report["verdict"] = "unreadable";
-      llvm::outs() << report.dump(2) << "\n";
+      print_json(report);
     }
     return kExitUnreadable;
   };
@@ -231,7 +231,7 @@ int verify_verb(const Args& args) {
   if (loaded->bytes == *bytes) {
     report["verdict"] = "fresh";
     report["changes"] = nlohmann::ordered_json::array();
-    if (o.json) llvm::outs() << report.dump(2) << "\n";
+    if (o.json) print_json(report);
     else llvm::outs() << "fresh: " << o.plan << " (" << identity << ") is what these sources compile to\n";
     return kExitOk;
   }
@@ -256,7 +256,7 @@ int verify_verb(const Args& args) {
     report["changes"].push_back(std::move(j));
   }
   if (o.json) {
-    llvm::outs() << report.dump(2) << "\n";
+    print_json(report);
   } else {
     // The changes themselves are the diagnostics, on stderr.
     llvm::outs() << "stale: " << o.plan << " (" << identity << ") is not what these sources compile to ("
