@@ -12,6 +12,7 @@
 #include "backend/plan_builder.h"
 #include "backend/provenance.h"
 #include "backend/socket_rules.h"
+#include "driver/receipt_verify.h"
 #include "driver/show.h"
 #include "frontend/parse_policy.h"
 #include "middle/build_ir.h"
@@ -32,6 +33,7 @@ constexpr const char* kUsage =
     "       aasmc explain POLICY.yaml... [--arch x86_64,aarch64] [--diagnostics-format=text|json|sarif]\n"
     "       aasmc show PLAN [--bpf]\n"
     "       aasmc groups\n"
+    "       aasmc receipt verify RECEIPT [--json]\n"
     "       aasmc --version\n";
 
 int usage_error(const std::string& message) {
@@ -254,6 +256,7 @@ int main(int argc, char** argv) {
   if (command == "show") return show(args);
   if (command == "explain") return explain(args);
   if (command == "groups") return groups(args);
+  if (command == "receipt") return aasmc::receipt_command(args);
   if (command == "--version") {
     llvm::outs() << "aasmc " << aasmc::kCompilerVersion << "\n";
     return kExitOk;
