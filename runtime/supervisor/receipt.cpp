@@ -1,6 +1,7 @@
 #include "supervisor/receipt.h"
 
 #include <fcntl.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -158,6 +159,14 @@ Result<ReceiptOutput> ReceiptOutput::open_path(const std::string& path) {
       return make_error("cannot write the receipt " + out.name_ + ": it is a block device, which a receipt would replace");
     if (S_ISDIR(existing.st_mode)) return cannot_write(out.name_, EISDIR);
   }
+  const size_t slash = path.rfind('/');
+  const std::string directory = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  out.fd_ = ::open(directory.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+  if (out.fd_ >= 0) {
+    out.unnamed_ = true;
+    return out;
+  }
+  if (errno != EOPNOTSUPP && errno != EISDIR) return cannot_write(out.name_, errno);
   out.temp_ = path + ".tmp.XXXXXX";
   out.fd_ = ::mkostemp(out.temp_.data(), O_CLOEXEC);  // O_CREAT|O_EXCL, mode 0600
   if (out.fd_ < 0) {
@@ -166,6 +175,34 @@ Result<ReceiptOutput> ReceiptOutput::open_path(const std::string& path) {
   }
   return out;
 }
+
+namespace {
+
+// Names the unnamed file `fd` beside `path`: a fresh random name, linked
+// through /proc/self/fd (AT_EMPTY_PATH would need CAP_DAC_READ_SEARCH).
+Result<std::string> link_unnamed(int fd, const std::string& path) {
+  const std::string source = "/proc/self/fd/" + std::to_string(fd);
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    uint64_t nonce = 0;
+    if (::getrandom(&nonce, sizeof nonce, 0) != ssize_t(sizeof nonce)) return make_error(std::strerror(errno));
+    char suffix[24];
+    std::snprintf(suffix, sizeof suffix, ".tmp.%016llx", static_cast<unsigned long long>(nonce));
+    const std::string name = path + suffix;
+    if (::linkat(AT_FDCWD, source.c_str(), AT_FDCWD, name.c_str(), AT_SYMLINK_FOLLOW) == 0) return name;
+    if (errno != EEXIST) return make_error(std::strerror(errno));
+  }
+  return make_error(std::strerror(EEXIST));
+}
+
+// The named temporary file is still the one opened: a command that could
+// write in its directory may have renamed another file over the name.
+bool still_ours(int fd, const std::string& name) {
+  struct stat opened {}, named {};
+  return ::fstat(fd, &opened) == 0 && ::lstat(name.c_str(), &named) == 0 && opened.st_dev == named.st_dev &&
+         opened.st_ino == named.st_ino;
+}
+
+}  // namespace
 
 Result<ReceiptOutput> ReceiptOutput::open_descriptor(int fd) {
   ReceiptOutput out;
@@ -181,7 +218,7 @@ Result<ReceiptOutput> ReceiptOutput::open_descriptor(int fd) {
 
 ReceiptOutput::ReceiptOutput(ReceiptOutput&& other) noexcept
     : name_(std::move(other.name_)), path_(std::move(other.path_)), temp_(std::move(other.temp_)), fd_(other.fd_),
-      close_(other.close_) {
+      unnamed_(other.unnamed_), close_(other.close_) {
   other.fd_ = -1;
   other.temp_.clear();
 }
@@ -192,10 +229,21 @@ ReceiptOutput::~ReceiptOutput() {
 }
 
 Status ReceiptOutput::commit(const std::string& text) {
-  bool ok = write_all(fd_, text);
-  if (ok && !temp_.empty()) ok = ::fsync(fd_) == 0 && ::rename(temp_.c_str(), path_.c_str()) == 0;
-  const int saved = errno;
-  if (!ok) return cannot_write(name_, saved);
+  // From the start of the file and no further, whatever was written to it meanwhile.
+  if ((unnamed_ || !temp_.empty()) && (::ftruncate(fd_, 0) != 0 || ::lseek(fd_, 0, SEEK_SET) != 0))
+    return cannot_write(name_, errno);
+  if (!write_all(fd_, text)) return cannot_write(name_, errno);
+  if (!unnamed_ && temp_.empty()) return Ok{};  // a device, a caller's descriptor
+  if (::fsync(fd_) != 0) return cannot_write(name_, errno);
+  if (unnamed_) {
+    Result<std::string> named = link_unnamed(fd_, path_);
+    if (!named) return make_error("cannot write the receipt " + name_ + ": " + named.error().message);
+    temp_ = *named;
+  } else if (!still_ours(fd_, temp_)) {
+    temp_.clear();  // not ours to remove
+    return make_error("cannot write the receipt " + name_ + ": its temporary file was replaced while the command ran");
+  }
+  if (::rename(temp_.c_str(), path_.c_str()) != 0) return cannot_write(name_, errno);
   temp_.clear();  // renamed: nothing to remove
   return Ok{};
 }

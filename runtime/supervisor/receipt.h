@@ -134,9 +134,12 @@ std::string receipt_seal(const json::Value& body);
 // after the run (docs/receipts.md).
 class ReceiptOutput {
  public:
-  // A new temporary file, mode 0600, beside `path` (O_EXCL: nothing there
-  // is opened or followed), renamed over `path` by commit(), so a reader
-  // never sees half a receipt; a character device (/dev/null) is written in
+  // A new file, mode 0600, in `path`'s directory, without a name while the
+  // command runs (O_TMPFILE: a command that may write there finds nothing
+  // to replace), named and renamed over `path` by commit(), so a reader
+  // never sees half a receipt. Where the filesystem has no O_TMPFILE, a
+  // named temporary file (O_EXCL), which commit() renames only if it is
+  // still the file opened. A character device (/dev/null) is written in
   // place, since a rename would replace the host's node.
   static Result<ReceiptOutput> open_path(const std::string& path);
   // A descriptor the caller opened (--receipt-fd N), which must be open for
@@ -154,8 +157,9 @@ class ReceiptOutput {
  private:
   ReceiptOutput() = default;
   std::string name_;  // for messages: the path, or "descriptor N"
-  std::string path_, temp_;  // temp_ "" when written in place
+  std::string path_, temp_;  // temp_: the named temporary file, if any
   int fd_ = -1;
+  bool unnamed_ = false;  // O_TMPFILE: linked into place by commit()
   bool close_ = true;  // false for a caller's descriptor
 };
 

@@ -299,6 +299,26 @@ TEST_CASE("receipt file: one that cannot be written refuses the launch before th
   }
 }
 
+// The receipt is open while the command runs, in a directory the command may
+// write: an unnamed file (O_TMPFILE) there gives it no name to write to or
+// rename another file over.
+TEST_CASE("receipt file: a command that can write beside the receipt finds nothing of it to forge") {
+  TempDir dir;
+  const std::string forge =
+      "ls -a . > listing; for f in r.json.tmp.* r.json; do [ -e \"$f\" ] && echo \"found $f\"; done; "
+      "printf '{\"forged\":1}' > forged; for f in r.json.tmp.*; do [ -e \"$f\" ] && mv forged \"$f\"; done; echo done";
+  const Run r = launch_with_receipt(dir, "r", plan_of(dir, "forge"), {"/usr/bin/sh", "-c", forge});
+  INFO(r.err);
+  CHECK_RUN(r, 0, "done\n");
+  CHECK_FALSE(contains(read_file(dir / "r.json"), "forged"));
+  check_valid(dir / "r.json");
+
+  SUBCASE("control: the command could write there: its listing and its would-be forgery exist") {
+    CHECK(exists(dir / "listing"));
+    CHECK(read_file(dir / "forged") == "{\"forged\":1}");
+  }
+}
+
 // ---------------------------------------------------------------- redaction
 
 TEST_CASE("receipt redaction: no argument, environment value or cwd; keyed digests compare within one key") {
