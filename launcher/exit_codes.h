@@ -5,6 +5,7 @@
 
 namespace aasm::exit_code {
 
+inline constexpr int kDeadline = 124;        // the run passed resources.wall_clock (as timeout(1))
 inline constexpr int kLauncherError = 125;   // bad CLI, bad plan, host cannot enforce the plan
 inline constexpr int kCannotExecute = 126;   // found but not executable (or exec denied)
 inline constexpr int kNotFound = 127;        // the command does not exist

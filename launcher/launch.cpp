@@ -303,6 +303,7 @@ std::string ending_description(Ending ending, const SupervisionLimits& limits) {
 // What the run's cgroup saw, and whether its end was proven.
 struct RunReport {
   std::vector<std::string> events;  // OOM kills, task-limit hits: from the kernel's counters
+  cgroup::Events counters;          // the same, as numbers, for the receipt's outcome
   bool cleanup_complete = true;
   std::string cleanup = "complete";
 };
@@ -314,6 +315,7 @@ RunReport finish_cgroup(Prepared& prepared) {
     return report;
   }
   const cgroup::Events events = prepared.cgroup->events();  // before the groups go
+  report.counters = events;
   if (events.oom_kills)
     report.events.push_back("the memory ceiling was reached: " + std::to_string(events.oom_kills) +
                             " process(es) killed by the kernel (memory.oom_control)");
@@ -397,19 +399,51 @@ std::string spawn_failure(uint32_t fresh, bool into_cgroup, int error) {
 }  // namespace
 
 int launch(const LaunchRequest& request) {
+  // Before anything else: a receipt that cannot be written refuses the
+  // launch now, not after the command has run.
+  ReceiptTimeline timeline{now_ms()};
+  std::optional<ReceiptOutput> receipt;
+  std::optional<ReceiptKey> receipt_key;
+  if (request.receipt_path || request.receipt_fd) {
+    Result<ReceiptOutput> opened = request.receipt_path ? ReceiptOutput::open_path(*request.receipt_path)
+                                                        : ReceiptOutput::open_descriptor(*request.receipt_fd);
+    if (!opened) return refuse(opened.error().message);
+    Result<ReceiptKey> key = load_receipt_key(request.receipt_key_file);
+    if (!key) return refuse(key.error().message);
+    receipt.emplace(std::move(*opened));
+    receipt_key.emplace(std::move(*key));
+  }
   Preparation preparation = prepare(request, probe_host(), Exit::kLaunch);
   LaunchReport& launch_report = preparation.report;
+  // What the receipt keeps only counts and keyed digests of.
+  const auto withheld = [&] {
+    const Result<LaunchContext> context = current_launch_context();
+    const std::optional<plan::ProcessSettings>& process = preparation.prepared.plan.process;
+    return Withheld{&*receipt_key, request.command, preparation.prepared.environment,
+                    process && process->environment_filtered, context ? context->cwd : ""};
+  };
+  // A launch refused before the command started: its receipt says so, every
+  // control not established.
+  const auto not_started = [&](int code) {
+    if (!receipt) return code;
+    complete(launch_report, 0);
+    timeline.cleanup = now_ms();
+    const RunEnd end{outcome::kNotStarted, 0, code, {}, "complete: nothing was started", timeline};
+    Status written = receipt->commit(render_receipt(build_receipt(launch_report, end, withheld())));
+    if (!written) std::fprintf(stderr, "aasm-launch: error: %s\n", written.error().message.c_str());
+    return code;
+  };
   if (const std::optional<Refusal>& refusal = launch_report.refusal) {
     std::fprintf(stderr, "aasm-launch: error: %s\n", refusal->error.message.c_str());
-    return refusal->exit_code;
+    return not_started(refusal->exit_code);
   }
   print_notes(launch_report);
   Prepared* const prepared = &preparation.prepared;
 
   // A refusal from here on also takes the run's cgroup, made by prepare(), away.
-  const auto abandon = [&prepared](const std::string& message) {
+  const auto abandon = [&prepared, &not_started](const std::string& message) {
     if (prepared->cgroup) prepared->cgroup->kill_and_remove({std::chrono::milliseconds(5000), cgroup::Reap::kAllChildren});
-    return refuse(message);
+    return not_started(refuse(message));
   };
   // The child shares this memory until it execs, except when clone3 puts it
   // into a v2 cgroup (kernel/spawn.h): then the report needs a shared page.
@@ -516,6 +550,8 @@ int launch(const LaunchRequest& request) {
   for (int fd : {prepared->ruleset_fd, prepared->denied_dir_fd, out_pipe[1], err_pipe[1], io.supervisor_pidfd, handoff[1]})
     if (fd >= 0) ::close(fd);
   for (int fd : io.cgroup_procs) ::close(fd);
+  // clone returned after the exec, or after the child stopped before it (kernel/spawn.h).
+  if (child >= 0 && report->stage.load() == 0) timeline.exec = now_ms();
   if (janitor && !*janitor) return abandon(janitor->error().message);
   if (child < 0) return abandon(spawn_failure(fresh, cgroup_v2_fd >= 0, -child));
   const int pidfd = int(::syscall(SYS_pidfd_open, child, 0));
@@ -552,6 +588,7 @@ int launch(const LaunchRequest& request) {
       supervise({child, pidfd, out_pipe[0], err_pipe[0], signal_fd, listener, listener >= 0 ? &answers : nullptr,
                  &denial_log, tracer ? &*tracer : nullptr, audit_reader ? &*audit_reader : nullptr},
                 limits, kill_tree);
+  if (timeline.exec) timeline.exit = now_ms();
   if (listener >= 0) ::close(listener);
   if (WIFSIGNALED(supervised.status) && WTERMSIG(supervised.status) == SIGSYS) record_kill(kernel_log, child, denial_log);
   if (kernel_log >= 0) ::close(kernel_log);
@@ -568,6 +605,8 @@ int launch(const LaunchRequest& request) {
   (*janitor)->release();
   const int status = supervised.status;
   int code = WIFSIGNALED(status) ? exit_code::kSignalBase + WTERMSIG(status) : WEXITSTATUS(status);
+  // Told apart from the command's own SIGKILL and an OOM kill, as timeout(1) does.
+  if (supervised.ending == Ending::kDeadline) code = exit_code::kDeadline;
   if (supervised.ending != Ending::kExited)
     std::fprintf(stderr, "aasm-launch: error: the run passed its %s and its process group was killed\n",
                  ending_description(supervised.ending, limits).c_str());
@@ -577,7 +616,7 @@ int launch(const LaunchRequest& request) {
     std::fprintf(stderr, "aasm-launch: error: cleanup incomplete: %s\n", run_report.cleanup.c_str());
     if (code == 0) code = exit_code::kLauncherError;
   }
-  if (!denial_log.empty() || request.receipt_path) with_provenance(*prepared);
+  if (!denial_log.empty() || receipt) with_provenance(*prepared);
   const Result<LaunchContext> found_context = current_launch_context();
   const LaunchContext context = found_context ? *found_context : LaunchContext{};
   // A command that failed on its own may have met a denial nobody saw; a run
@@ -609,16 +648,17 @@ int launch(const LaunchRequest& request) {
                  step.c_str(), std::strerror(error));
     code = child_exit_code(stage, error);
   }
-  if (request.receipt_path) {
-    const std::string outcome = stage != ChildStage::kNone                ? "not started"
-                                : supervised.ending != Ending::kExited      ? std::string("stopped at its ") + ending_name(supervised.ending)
-                                : WIFSIGNALED(status) ? "killed by signal " + std::to_string(WTERMSIG(status))
-                                                      : "exited";
+  if (receipt) {
+    const std::string outcome = run_outcome({stage == ChildStage::kNone, supervised.ending, status,
+                                             run_report.counters.oom_kills, run_report.counters.pids_max_hits});
+    const int signal = stage == ChildStage::kNone && WIFSIGNALED(status) ? WTERMSIG(status) : 0;
     complete(launch_report, report->done.load());
-    Status written = write_receipt(*request.receipt_path,
-                                   build_receipt(launch_report, {outcome, code, run_report.events, run_report.cleanup},
-                                                 receipt_denials(denial_log, prepared->plan, context,
-                                                                 launch_report.denials_unseen)));
+    if (outcome == outcome::kNotStarted) timeline.exec = timeline.exit = 0;
+    timeline.cleanup = now_ms();
+    const RunEnd end{outcome, signal, code, run_report.events, run_report.cleanup, timeline};
+    Status written = receipt->commit(render_receipt(build_receipt(
+        launch_report, end, withheld(),
+        receipt_denials(denial_log, prepared->plan, context, launch_report.denials_unseen))));
     if (!written) {
       std::fprintf(stderr, "aasm-launch: error: %s\n", written.error().message.c_str());
       if (code == 0) code = exit_code::kLauncherError;

@@ -15,6 +15,8 @@ struct LaunchRequest {
   std::string plan_path;
   std::optional<Sha256Digest> expect_digest;  // the identity (trailer) the plan must have
   std::optional<std::string> receipt_path;   // where to write the receipt (docs/receipts.md)
+  std::optional<int> receipt_fd;             // or the descriptor to write it to (--receipt-fd N)
+  std::optional<std::string> receipt_key_file;  // the key of its digests; else this host's (--receipt-key-file)
   std::vector<std::string> command;          // argv of the confined command
   bool explain = false;                      // --explain: trace the tree's failing calls (supervisor/explain_tracer.h)
   denials::Detail denials = denials::Detail::kSummary;  // the end-of-run report on stderr (--denials)

@@ -14,7 +14,8 @@
 namespace {
 
 constexpr const char* kUsage =
-    "usage: aasm-launch [--expect-digest [sha256:]HEX] [--receipt FILE] [--explain] [--denials=summary|full|off]\n"
+    "usage: aasm-launch [--expect-digest [sha256:]HEX] [--receipt FILE | --receipt-fd N]\n"
+    "                   [--receipt-key-file KEY] [--explain] [--denials=summary|full|off]\n"
     "                   PLAN -- COMMAND [ARG...]\n"
     "       aasm-launch --dry-run [--json] [--expect-digest [sha256:]HEX] PLAN\n"
     "       aasm-launch doctor [--json]\n"
@@ -33,8 +34,9 @@ constexpr const char* kUsage =
     "--denials: what the run's confinement refused, printed on stderr at the\n"
     "end with the policy line behind each refusal and the edit that would\n"
     "allow it (default summary; full adds arguments and who saw it).\n"
-    "Exit status: the command's own; 125 launcher or plan error; 126 cannot\n"
-    "execute; 127 not found; 128+N killed by signal N.\n";
+    "Exit status: the command's own; 124 the wall-clock deadline passed;\n"
+    "125 launcher or plan error; 126 cannot execute; 127 not found; 128+N\n"
+    "killed by signal N.\n";
 
 int usage_error(const std::string& message) {
   std::fprintf(stderr, "aasm-launch: error: %s\n%s", message.c_str(), kUsage);
@@ -91,6 +93,19 @@ int main(int argc, char** argv) {
       request.receipt_path = argv[++i];
       continue;
     }
+    if (arg == "--receipt-key-file") {
+      if (i + 1 >= argc) return usage_error("--receipt-key-file needs a path");
+      request.receipt_key_file = argv[++i];
+      continue;
+    }
+    if (arg == "--receipt-fd") {
+      if (i + 1 >= argc) return usage_error("--receipt-fd needs a descriptor number");
+      const std::string number = argv[++i];
+      if (number.empty() || number.size() > 9 || number.find_first_not_of("0123456789") != std::string::npos)
+        return usage_error("--receipt-fd takes a descriptor number");
+      request.receipt_fd = std::stoi(number);
+      continue;
+    }
     if (arg.rfind("--denials=", 0) == 0) {
       const auto detail = denials_detail(arg.substr(std::strlen("--denials=")));
       if (!detail) return usage_error("--denials takes summary, full or off");
@@ -112,6 +127,9 @@ int main(int argc, char** argv) {
     }
   }
   if (request.plan_path.empty()) return usage_error("no plan given");
+  if (request.receipt_path && request.receipt_fd) return usage_error("give --receipt or --receipt-fd, not both");
+  if (request.receipt_key_file && !request.receipt_path && !request.receipt_fd)
+    return usage_error("--receipt-key-file keys a receipt: give --receipt or --receipt-fd too");
   if (dry) {
     if (i < argc) return usage_error("--dry-run runs nothing: give no command");
     return aasm::dry_run(request, json);

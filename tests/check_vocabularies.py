@@ -75,6 +75,9 @@ ALLOWED = {
     # The fields of the kernel's audit record of a seccomp kill (type=1326).
     ("runtime/kernel/kernel_log.cpp", "pid"): "the pid= field of an audit record",
     ("runtime/kernel/kernel_log.cpp", "syscall"): "the syscall= field of an audit record",
+    # The receipt's outcome of a command a signal killed, and its command.signal member.
+    ("runtime/supervisor/receipt.h", "signal"): "the receipt's outcome `signal` (docs/receipts.md#outcomes)",
+    ("runtime/supervisor/receipt.cpp", "signal"): "the receipt's command.signal member",
     # Prose that says what a number is.
     ("runtime/supervisor/cgroup*.cpp", "pid"): "a process id in a cgroup's leftover list",
     ("runtime/supervisor/explain_tracer.cpp", "truncate"): "the truncate(2) syscall, a row of the --explain tracer's table",

@@ -25,6 +25,7 @@ constexpr std::pair<std::string_view, Verb> kVerbs[] = {
     {"verify", aasmc::verify_verb},
     {"diff", aasmc::diff_verb},
     {"groups", aasmc::groups_verb},
+    {"receipt", aasmc::receipt_verb},
 };
 
 }  // namespace

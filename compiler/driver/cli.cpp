@@ -29,6 +29,7 @@ constexpr const char* kUsage =
     "                    [--diagnostics-format=text|json|sarif]\n"
     "       aasmc diff OLD NEW [--json] [--fail-on-widening]   (each a plan, or policies joined by ',')\n"
     "       aasmc groups [--json]\n"
+    "       aasmc receipt verify RECEIPT [--json]\n"
     "       aasmc --version\n";
 
 }  // namespace

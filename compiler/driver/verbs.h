@@ -16,5 +16,8 @@ int groups_verb(const Args& args);
 int digest_verb(const Args& args);
 int verify_verb(const Args& args);
 int diff_verb(const Args& args);
+// `aasmc receipt verify RECEIPT [--json]`: 0 the seal and every rule hold,
+// 1 one does not or the file is no receipt, 2 usage (driver/receipt_verify.cpp).
+int receipt_verb(const Args& args);
 
 }  // namespace aasmc

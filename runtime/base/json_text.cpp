@@ -1,25 +1,12 @@
 #include "base/json_text.h"
 
+#include "base/canonical_json.h"
+
 #include <cstdio>
 
 namespace aasm::json {
 
-std::string quoted(std::string_view text) {
-  std::string out = "\"";
-  for (unsigned char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += char(c);
-    } else if (c < 0x20) {
-      char escape[8];
-      std::snprintf(escape, sizeof escape, "\\u%04x", c);
-      out += escape;
-    } else {
-      out += char(c);
-    }
-  }
-  return out + "\"";
-}
+std::string quoted(std::string_view text) { return canonical_string(text); }
 
 void Writer::separate() {
   if (after_key_) {

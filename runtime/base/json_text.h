@@ -11,8 +11,8 @@
 
 namespace aasm::json {
 
-// `text` as a JSON string literal: '"' and '\\' escaped, control characters
-// as \u00XX, every other byte as it is (UTF-8 passes through).
+// `text` as a JSON string literal, escaped as the sealed receipts are
+// (canonical_json.h's canonical_string: one escaping for every report).
 std::string quoted(std::string_view text);
 
 // Compact JSON, built in order: begin/end nest, key() names the next value

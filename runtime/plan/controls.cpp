@@ -34,7 +34,9 @@ const char* lookup(const char* const (&table)[N], E value) {
 }  // namespace
 
 const char* control_name(Control control) { return lookup(kControlNames, control); }
-const char* planned_text(Planned planned) { return lookup(kPlannedTexts, planned); }
+const char* planned_text(Planned planned) {
+  return planned == Planned::kNotPlanned ? planned_word(planned) : lookup(kPlannedTexts, planned);
+}
 const char* planned_word(Planned planned) { return lookup(kPlannedWords, planned); }
 const char* control_level_name(ControlLevel level) { return lookup(kLevelNames, level); }
 const char* basis_name(Basis basis) { return lookup(kBasisNames, basis); }

@@ -17,6 +17,10 @@ enum class Control : uint8_t {
 #define AASM_CONTROL(id, name) id,
 #include "plan/controls.def"
 };
+inline constexpr uint8_t kControlCount = 0
+#define AASM_CONTROL(id, name) +1
+#include "plan/controls.def"
+    ;
 const char* control_name(Control control);  // "file_read"
 
 // The plan's Landlock control domains are the first controls, numbered alike.

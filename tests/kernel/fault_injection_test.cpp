@@ -142,7 +142,7 @@ TEST_CASE("fault injection: without a cgroup, tree limits are refused, or stood 
   CHECK_RUN(stood_in, 1, "ENOMEM\n");  // 128 MiB of address space over a 64 MiB RLIMIT_AS
   CHECK(stood_in.err.find("per-process rlimits instead") != std::string::npos);
   const std::string text = read_file(receipt);
-  CHECK(text.find("\"achieved\": \"partial\"") != std::string::npos);
+  CHECK(text.find("\"achieved\":\"partial\"") != std::string::npos);
   CHECK(text.find("RLIMIT_AS=67108864") != std::string::npos);
 
   SUBCASE("control: with the run's cgroup the same mapping succeeds (a memory cgroup counts touched pages)") {
@@ -280,7 +280,9 @@ TEST_CASE("fault injection: without user namespaces coding-agent is refused for 
   // The command leaves the marker, then tries the protected config.
   // A launch (or, with --dry-run, its report) as `uid` under `faults`.
   const auto launch = [&](uid_t uid, const std::string& faults, const std::vector<std::string>& launcher_args) {
-    std::vector<std::string> argv = {"/usr/bin/env", "-i", "PATH=/usr/bin:/bin", "LANG=C.UTF-8"};
+    // The receipt's key (docs/receipts.md#redaction) where uid 65534 may make it.
+    std::vector<std::string> argv = {"/usr/bin/env", "-i", "PATH=/usr/bin:/bin", "LANG=C.UTF-8",
+                                     "XDG_STATE_HOME=" + ws + "/.state"};
     if (uid != 0)
       for (const char* a : {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"}) argv.push_back(a);
     if (!faults.empty()) argv.insert(argv.end(), {fault_tool(), faults});
@@ -324,9 +326,9 @@ TEST_CASE("fault injection: without user namespaces coding-agent is refused for 
   CHECK(contains(degraded.err, "aasm-launch: note: filesystem_view is not enforced here: "));
   CHECK(contains(degraded.err, "NOT protected (writable wherever their tree is): ${CWD}/.git/config, ${CWD}/.git/hooks"));
   const std::string text = read_file(receipt);
-  CHECK(contains(text, "\"path\": \"${CWD}/.git/config\", \"what\": \"bind, protected"));
-  CHECK(contains(text, "\"status\": \"NOT protected (the view degraded)\""));
-  CHECK(contains(text, "\"achieved\": \"not enforced\""));
+  // Canonical JSON (docs/receipts.md#the-seal): a mount's members sorted by name.
+  CHECK(contains(text, "\"path\":\"${CWD}/.git/config\",\"status\":\"NOT protected (the view degraded)\",\"what\":\"bind, protected"));
+  CHECK(contains(text, "\"achieved\":\"not enforced\""));
   REQUIRE(::unlink(marker.c_str()) == 0);
   write_file(ws + "/.git/config", "[core]\n");
   REQUIRE(run({"/usr/bin/chown", "-R", "65534:65534", ws}).exit_code == 0);
