@@ -426,6 +426,8 @@ int launch(const LaunchRequest& request) {
   // control not established.
   const auto not_started = [&](int code) {
     if (!receipt) return code;
+    // An invalid plan's trailer is no digest of anything verified.
+    if (!preparation.plan_decoded) launch_report.plan_sha256.clear();
     complete(launch_report, 0);
     timeline.cleanup = now_ms();
     const RunEnd end{outcome::kNotStarted, 0, code, {}, "complete: nothing was started", timeline};

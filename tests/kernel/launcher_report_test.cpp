@@ -120,6 +120,7 @@ TEST_CASE("receipt: controls measured at this launch, paths as templates and dig
   const auto not_started = nlohmann::json::parse(read_file(refused_receipt));
   CHECK(not_started["command"]["outcome"] == "not started");
   CHECK(not_started["enforcement"] == "none");
+  CHECK(not_started["plan_sha256"] == "");  // an invalid plan has no verified digest
 }
 
 // Each Landlock control is "measured" only by a check of its own after
