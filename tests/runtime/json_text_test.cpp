@@ -1,4 +1,4 @@
-// The runtime's one JSON writer (receipts, --dry-run --json, doctor --json):
+// The runtime's ordered JSON writer (receipts, --dry-run --json, doctor --json):
 // quoting, commas, nesting, key order as written.
 #include <doctest/doctest.h>
 
@@ -6,11 +6,12 @@
 
 using namespace aasm;
 
-TEST_CASE("json text: quoting escapes quotes, backslashes and control bytes, nothing else") {
+TEST_CASE("json text: quoting is the sealed receipts' (canonical_json): quotes, backslashes, control bytes, nothing else") {
   CHECK(json::quoted("plain") == "\"plain\"");
   CHECK(json::quoted("a\"b\\c") == "\"a\\\"b\\\\c\"");
-  CHECK(json::quoted(std::string("\n\t\x01", 3)) == "\"\\u000a\\u0009\\u0001\"");
+  CHECK(json::quoted(std::string("\n\t\x01", 3)) == "\"\\n\\t\\u0001\"");
   CHECK(json::quoted("caf\xc3\xa9") == "\"caf\xc3\xa9\"");  // UTF-8 passes through
+  CHECK(json::quoted("a\xff") == "\"a\xef\xbf\xbd\"");       // a stray byte: U+FFFD, as the seal's writer
 }
 
 TEST_CASE("json text: the writer separates items, nests, and keeps keys in the order written") {
