@@ -92,6 +92,8 @@ ALLOWED = {
     ("compiler/backend/provenance.cpp", "execute"): "the key spec.filesystem.execute",
     ("runtime/supervisor/denial_report.cpp", "ipc"): "the key spec.ipc",
     ("runtime/supervisor/receipt.cpp", "syscall"): "the receipt key syscall of a denial (docs/receipts.md)",
+    ("compiler/driver/suggest.cpp", "syscall"): "the receipt key syscall of a denial, read back (docs/receipts.md)",
+    ("compiler/frontend/yaml_edit.cpp", "syscall"): "the key syscall: of a syscall rule, matched in the text",
 }
 
 

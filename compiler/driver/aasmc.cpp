@@ -13,6 +13,7 @@
 #include "backend/provenance.h"
 #include "backend/socket_rules.h"
 #include "driver/show.h"
+#include "driver/suggest.h"
 #include "frontend/parse_policy.h"
 #include "middle/build_ir.h"
 #include "plan/plan.h"
@@ -31,6 +32,7 @@ constexpr const char* kUsage =
     "                     [--diagnostics-format=text|json|sarif]\n"
     "       aasmc explain POLICY.yaml... [--arch x86_64,aarch64] [--diagnostics-format=text|json|sarif]\n"
     "       aasmc show PLAN [--bpf]\n"
+    "       aasmc suggest RECEIPT POLICY.yaml...\n"
     "       aasmc groups\n"
     "       aasmc --version\n";
 
@@ -254,6 +256,7 @@ int main(int argc, char** argv) {
   if (command == "show") return show(args);
   if (command == "explain") return explain(args);
   if (command == "groups") return groups(args);
+  if (command == "suggest") return aasmc::suggest_command(args);
   if (command == "--version") {
     llvm::outs() << "aasmc " << aasmc::kCompilerVersion << "\n";
     return kExitOk;
