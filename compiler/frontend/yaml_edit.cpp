@@ -215,7 +215,7 @@ class Editor {
     insert(line_start(anchor), indent_at(anchor) + kCommentPrefix + text + "\n");
   }
   void warn_widening(size_t anchor, const PolicyEdit& e, const std::string& what) {
-    if (e.widens.empty()) return;
+    if (e.widens.empty() || !warned_.insert({line_start(anchor), what + e.widens}).second) return;
     comment_above(anchor, what + " widens " + e.widens + ": review it before applying");
     note(anchor, what + " widens " + e.widens + ": review it before applying", kWidens);
   }
@@ -442,6 +442,7 @@ class Editor {
   llvm::StringRef t_;
   const YamlDocument& doc_;
   EditPlan plan_;
+  std::set<std::pair<size_t, std::string>> warned_;  // one comment per line and warning
 };
 
 // The text split in lines, each with its '\n' (the last may lack it).

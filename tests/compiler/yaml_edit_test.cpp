@@ -117,9 +117,8 @@ TEST_CASE("yaml_edit: remove, set and change at line:col; a group gives way to i
                       "      - {syscall: kill, action: allow}\n"
                       "  network:\n"
                       "    # aasmc suggest: setting network.outbound widens the network: review it before applying\n"
-                      "    # aasmc suggest: setting network.outbound widens the network: review it before applying\n"
                       "    outbound: {allow: [\"tcp:443\", \"tcp:80\"]}\n");
-  CHECK(e.notes.size() == 4);
+  CHECK(e.notes.size() == 3);
 }
 
 TEST_CASE("yaml_edit: what is already there, or has no place, changes nothing") {

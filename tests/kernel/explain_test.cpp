@@ -137,3 +137,16 @@ TEST_CASE("explain: without --explain nothing is traced or listed") {
   CHECK_RUN(r, 1, "EACCES\n");
   CHECK_FALSE(contains(r.err, "-> EACCES"));  // no denial listed: only the note that they are unseen
 }
+
+// Landlock checks the file a symlink leads to: the record names the target,
+// the path a rule must grant (a rule on the link's path would be beneath a
+// granted tree already, and the report could name no edit).
+TEST_CASE("explain: a read through a symlink is recorded at the symlink's target") {
+  Trees t;
+  REQUIRE(::symlink((t.secret + "/file").c_str(), (t.in + "/link").c_str()) == 0);
+  check_explained(explain(t.plan(), {"read", t.in + "/link"}), "EACCES", line_for("read_file", t.secret + "/file", "EACCES"));
+
+  SUBCASE("control: where the plan allows the target the read through the link succeeds") {
+    check_nothing_explained(explain(t.open_plan(), {"read", t.in + "/link"}));
+  }
+}
