@@ -134,6 +134,7 @@ void git_loop(uid_t uid) {
   const int rounds = converge(w, uid, {"/usr/bin/git", "commit", "-q", "-m", "loop"},
                               {"GIT_AUTHOR_DATE=2020-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2020-01-01T00:00:00Z"},
                               git_reset);
+  MESSAGE("git commit (uid ", uid, ") worked after ", rounds, " rounds");
   CHECK(rounds > 1);
   CHECK(rounds <= kMaxRounds);
   const Run log = run({"/usr/bin/git", "-c", "safe.directory=*", "-C", w.work, "log", "--format=%s"});
@@ -150,6 +151,7 @@ void make_loop(uid_t uid) {
   write_file(w.pol + "/policy.yaml", start_policy("/usr/bin/make"));
   chown_to(uid, w.dir.path());
   const int rounds = converge(w, uid, {"/usr/bin/make"}, {}, make_reset);
+  MESSAGE("make (uid ", uid, ") worked after ", rounds, " rounds");
   CHECK(rounds > 1);
   CHECK(rounds <= kMaxRounds);
   CHECK(read_file(w.work + "/hello").rfind("\x7f" "ELF", 0) == 0);  // built (the test's /tmp may be noexec)
