@@ -81,6 +81,10 @@ class Editor {
     }
     for (auto& [list, items] : adds) add(list, items);
     for (size_t at : node_order) at_line(at, at_node[at]);
+    // Lines added after a last line without its newline: it gets one, once.
+    const bool at_end = std::any_of(plan_.changes.begin(), plan_.changes.end(),
+                                    [&](const TextEdit& c) { return c.offset == t_.size() && c.length == 0; });
+    if (at_end && !t_.empty() && t_.back() != '\n') plan_.changes.insert(plan_.changes.begin(), {t_.size(), 0, "\n"});
     return std::move(plan_);
   }
 
@@ -298,7 +302,7 @@ class Editor {
     }
     const size_t where = next_line(end_of(*node));
     const std::string indent(off(*node) - line_start(off(*node)), ' ');
-    std::string text = where == t_.size() && !t_.empty() && t_.back() != '\n' ? "\n" : "";
+    std::string text;
     for (const PolicyEdit* e : items)
       if (!e->widens.empty()) {
         text += indent + kCommentPrefix + "adding " + e->item + " widens " + e->widens + ": review it before applying\n";
@@ -323,7 +327,7 @@ class Editor {
     }
     const size_t where = next_line(end_of(list));
     const std::string indent(off(list) - line_start(off(list)), ' ');
-    std::string text = where == t_.size() && !t_.empty() && t_.back() != '\n' ? "\n" : "";
+    std::string text;
     for (const PolicyEdit* e : items) {
       if (!e->widens.empty()) {
         text += indent + kCommentPrefix + "adding " + e->item + " widens " + e->widens + ": review it before applying\n";

@@ -131,3 +131,12 @@ TEST_CASE("yaml_edit: what is already there, or has no place, changes nothing") 
   const Edited block = edit(text, {{"filesystem.read.allow", "remove", "/etc", 9, 11, ""}});
   CHECK(block.text == kHead + "spec:\n  filesystem:\n    read:\n      allow:\n        - /usr\n");
 }
+
+TEST_CASE("yaml_edit: a last line without its newline gets one, once, and the diff says so") {
+  const std::string text = kHead + "spec:\n  filesystem:\n    read:\n      allow:\n        - /usr";
+  const Edited e = edit(text, {add("filesystem.read.allow", "/etc"), add("filesystem.write.allow", "/tmp")});
+  CHECK(e.text == kHead + "spec:\n  filesystem:\n    read:\n      allow:\n        - /usr\n        - /etc\n    write:\n      allow: [/tmp]\n");
+  CHECK(e.diff ==
+        "--- p.yaml\n+++ p.yaml\n@@ -5,4 +5,7 @@\n   filesystem:\n     read:\n       allow:\n"
+        "-        - /usr\n\\ No newline at end of file\n+        - /usr\n+        - /etc\n+    write:\n+      allow: [/tmp]\n");
+}
