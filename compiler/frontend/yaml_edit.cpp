@@ -1,11 +1,14 @@
 #include "frontend/yaml_edit.h"
 
+#include <llvm/ADT/STLExtras.h>
+
 #include <algorithm>
 #include <map>
 #include <set>
 #include <string_view>
 
 #include "tables/syscall_groups.h"
+#include "tables/targets.h"
 
 namespace aasmc {
 namespace {
@@ -247,6 +250,12 @@ class Editor {
   }
 
   void add(const std::string& list, std::vector<const PolicyEdit*> items) {
+    if (list == "syscalls.allow")
+      for (const PolicyEdit* e : items)
+        for (const Target& t : all_targets())
+          if (!syscall_number(t, e->item))
+            note(0, e->item + " does not exist on " + std::string(t.name) + ": compile with --arch for the targets that have it",
+                 kByHand);
     const YamlNode* node = spec();
     if (!node || node->kind != Kind::kMap) {
       note(0, "the document has no spec: mapping to add " + list + " to", kNoPlace);
@@ -396,25 +405,38 @@ class Editor {
     const size_t start = off(node);
     if (!hit.parent || hit.parent->kind != Kind::kSequence)
       return note(start, edits.front()->list + ": the entry here is not an item of a list", kNoPlace);
+    for (const PolicyEdit* e : edits) warn_widening(anchor, *e, "removing " + e->item);
     std::vector<std::string> members;  // what stays of a group
     if (node.scalar.size() > 1 && node.scalar[0] == '@' &&
         std::none_of(edits.begin(), edits.end(), [&](const PolicyEdit* e) { return e->item == node.scalar; }) &&
         edits.front()->list == "syscalls.deny") {
       const SyscallGroup* group = find_group(llvm::StringRef(node.scalar).drop_front());
-      if (!group || !group->rules.empty()) {
+      // A group keeps its members per architecture, a name must exist on
+      // every one: a group with a member some target lacks (iopl), or with
+      // argument rules, cannot be written out as names without widening.
+      const auto everywhere = [](llvm::StringRef call) {
+        return llvm::all_of(all_targets(), [&](const Target& t) { return syscall_number(t, call).has_value(); });
+      };
+      if (!group || !group->rules.empty() ||
+          !llvm::all_of(group->members, [&](const GroupMember& m) { return everywhere(m.syscall); })) {
         std::vector<std::string> names;
         for (const PolicyEdit* e : edits) names.push_back(e->item);
-        comment_above(anchor, "by hand: " + node.scalar + " here denies " + join(names, ", ") +
-                                  "; it also holds argument rules, so replace it with its other members and rules");
-        note(start, "by hand: " + node.scalar + " holds argument rules; replace it with its other members and rules", kByHand);
+        const std::string why = group && !group->rules.empty() ? "it also holds argument rules"
+                                                                : "some of its members exist only on some architectures";
+        comment_above(anchor, "by hand: " + node.scalar + " here denies " + join(names, ", ") + "; " + why +
+                                  ", so write out its other members by hand (aasmc groups)");
+        note(start, "by hand: " + node.scalar + " denies " + join(names, ", ") + ", and " + why +
+                        ": write out its other members by hand (aasmc groups)", kByHand);
         return;
       }
+      const auto listed = [&](llvm::StringRef call) {
+        return llvm::any_of(hit.parent->items, [&](const YamlNode& n) { return n.scalar == call; });
+      };
       for (const GroupMember& m : group->members)
-        if (m.capability.empty() &&
+        if (m.capability.empty() && !listed(m.syscall) &&
             std::none_of(edits.begin(), edits.end(), [&](const PolicyEdit* e) { return e->item == m.syscall; }))
           members.push_back(yaml_scalar(m.syscall.str(), quotes_items(*hit.parent)));
     }
-    for (const PolicyEdit* e : edits) warn_widening(anchor, *e, "removing " + e->item);
     const size_t end = end_of(node);
     if (!members.empty()) {
       const std::string separator = is_flow(*hit.parent) ? ", " : "\n" + indent_at(off(*hit.parent)) + "- ";

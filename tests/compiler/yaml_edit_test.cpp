@@ -140,3 +140,25 @@ TEST_CASE("yaml_edit: a last line without its newline gets one, once, and the di
         "--- p.yaml\n+++ p.yaml\n@@ -5,4 +5,7 @@\n   filesystem:\n     read:\n       allow:\n"
         "-        - /usr\n\\ No newline at end of file\n+        - /usr\n+        - /etc\n+    write:\n+      allow: [/tmp]\n");
 }
+
+TEST_CASE("yaml_edit: a group a name list cannot stand for is left as it is, with a comment to do it by hand") {
+  // @privileged holds iopl, which aarch64 lacks: its names written out would
+  // not compile for every target, and dropping them would widen x86_64.
+  const std::string text = kHead + "spec:\n  syscalls:\n    deny: [\"@privileged\"]\n";
+  const Edited e = edit(text, {{"syscalls.deny", "remove", "sethostname", 6, 12, "@privileged"}});
+  CHECK(e.text == kHead +
+                      "spec:\n  syscalls:\n"
+                      "    # aasmc suggest: removing sethostname widens @privileged: review it before applying\n"
+                      "    # aasmc suggest: by hand: @privileged here denies sethostname; some of its members exist only on "
+                      "some architectures, so write out its other members by hand (aasmc groups)\n"
+                      "    deny: [\"@privileged\"]\n");
+  REQUIRE(e.notes.size() == 2);
+  CHECK(e.notes[1].kind == EditPlan::Note::Kind::kByHand);
+
+  SUBCASE("an allowed call some target lacks is added, with a warning") {
+    const Edited a = edit(kHead + "spec:\n  syscalls:\n    allow: [read]\n", {add("syscalls.allow", "readlink")});
+    CHECK(a.text == kHead + "spec:\n  syscalls:\n    allow: [read, readlink]\n");
+    REQUIRE(a.notes.size() == 1);
+    CHECK(a.notes[0].message == "readlink does not exist on aarch64: compile with --arch for the targets that have it");
+  }
+}
