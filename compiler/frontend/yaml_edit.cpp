@@ -209,6 +209,17 @@ class Editor {
     return false;
   }
 
+  // The map entry whose value is `value`.
+  static const YamlEntry* owner_of(const YamlNode& n, const YamlNode* value) {
+    for (const YamlEntry& e : n.entries)
+      if (&e.value == value) return &e;
+    for (const YamlEntry& e : n.entries)
+      if (const YamlEntry* found = owner_of(e.value, value)) return found;
+    for (const YamlNode& item : n.items)
+      if (const YamlEntry* found = owner_of(item, value)) return found;
+    return nullptr;
+  }
+
   // --- the edits --------------------------------------------------------
 
   void note(size_t at, std::string message, EditPlan::Note::Kind kind) {
@@ -455,8 +466,11 @@ class Editor {
       if (before > 0 && t_[before - 1] == ',') return replace(before - 1, end, "");
       return replace(start, end, "");
     }
-    if (hit.parent->items.size() == 1)
-      return note(start, "removing " + node.scalar + " empties this block list: write it as [] by hand", kNoPlace);
+    if (hit.parent->items.size() == 1) {  // the list becomes `[]`, after its key
+      const YamlEntry* owner = owner_of(doc_.root, hit.parent);
+      if (!owner) return note(start, "removing " + node.scalar + " empties this list: write it as [] by hand", kNoPlace);
+      return replace(t_.find(':', end_of(owner->key)) + 1, next_line(end), " []\n");
+    }
     const size_t from = line_start(start);
     llvm::StringRef lead = t_.slice(from, start).trim();
     llvm::StringRef rest = t_.slice(end, next_line(end)).trim();

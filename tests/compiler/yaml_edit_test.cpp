@@ -130,6 +130,9 @@ TEST_CASE("yaml_edit: what is already there, or has no place, changes nothing") 
   CHECK(stale.notes[0].kind == EditPlan::Note::Kind::kNoPlace);
   const Edited block = edit(text, {{"filesystem.read.allow", "remove", "/etc", 9, 11, ""}});
   CHECK(block.text == kHead + "spec:\n  filesystem:\n    read:\n      allow:\n        - /usr\n");
+  const Edited emptied = edit(kHead + "spec:\n  syscalls:\n    deny:\n      - ptrace   # debuggers\n  # end\n",
+                              {{"syscalls.deny", "remove", "ptrace", 7, 9, ""}});
+  CHECK(emptied.text == kHead + "spec:\n  syscalls:\n    deny: []\n  # end\n");
 }
 
 TEST_CASE("yaml_edit: a last line without its newline gets one, once, and the diff says so") {
