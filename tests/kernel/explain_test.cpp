@@ -12,6 +12,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fstream>
+#include <iterator>
+
 #include "fixtures.h"
 #include "harness.h"
 
@@ -176,6 +179,11 @@ TEST_CASE("explain: killing the supervisor while a refused call waits at the tra
     }
     return launcher;
   };
+  // A /proc file, "" when its process is gone meanwhile.
+  const auto proc_text = [](const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
   // The shell's pid (its command line is /bin/sh -c SCRIPT) and its state letter.
   const auto shell = [&]() -> std::pair<pid_t, char> {
     DIR* proc = ::opendir("/proc");
@@ -183,9 +191,9 @@ TEST_CASE("explain: killing the supervisor while a refused call waits at the tra
     while (dirent* entry = proc ? ::readdir(proc) : nullptr) {
       const pid_t pid = pid_t(std::atol(entry->d_name));
       if (pid <= 0) continue;
-      const std::string cmdline = read_file("/proc/" + std::string(entry->d_name) + "/cmdline");
+      const std::string cmdline = proc_text("/proc/" + std::string(entry->d_name) + "/cmdline");
       if (cmdline.rfind(std::string("/bin/sh\0-c\0", 11) + script, 0) != 0) continue;
-      const std::string stat = read_file("/proc/" + std::string(entry->d_name) + "/stat");
+      const std::string stat = proc_text("/proc/" + std::string(entry->d_name) + "/stat");
       const size_t paren = stat.rfind(')');
       found = {pid, paren != std::string::npos && paren + 2 < stat.size() ? stat[paren + 2] : '?'};
     }
