@@ -11,27 +11,25 @@
 #include <cstdio>
 
 #include "exit_codes.h"
+#include "base/json_text.h"
 #include "preparation.h"
 #include "self_checks.h"
 #include "kernel/arch.h"
+#include "kernel/seccomp.h"
 #include "supervisor/cgroup.h"
 #include "supervisor/path_binding.h"
 
 namespace aasm {
 namespace {
 
-bool seccomp_action_available(uint32_t action) {
-  return ::syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) == 0;
-}
-
 void print_host(const Host& host) {
   const int abi = host.landlock.abi;
   std::printf("host: Linux %s %s; Landlock ABI %d%s; seccomp filters %s (kill_process %s, errno %s, log %s)\n",
               host.kernel_release.c_str(), host.machine.c_str(), abi, abi ? "" : " (none)",
               ::prctl(PR_GET_SECCOMP) >= 0 ? "available" : "unavailable",
-              seccomp_action_available(SECCOMP_RET_KILL_PROCESS) ? "yes" : "no",
-              seccomp_action_available(SECCOMP_RET_ERRNO) ? "yes" : "no",
-              seccomp_action_available(SECCOMP_RET_LOG) ? "yes" : "no");
+              seccomp::action_available(SECCOMP_RET_KILL_PROCESS) ? "yes" : "no",
+              seccomp::action_available(SECCOMP_RET_ERRNO) ? "yes" : "no",
+              seccomp::action_available(SECCOMP_RET_LOG) ? "yes" : "no");
 }
 
 void print_controls(const LaunchReport& report, const plan::Plan& plan) {
@@ -44,37 +42,61 @@ void print_controls(const LaunchReport& report, const plan::Plan& plan) {
   if (!plan::confines_filesystem(plan)) std::printf("filesystem: unconstrained (no document confines it)\n");
 }
 
+// One rule path as it resolves here: `resolved` empty where it does not.
+struct PathHere {
+  std::string rule_template;
+  std::string resolved;
+  std::string status;  // "" when it resolves; else why not and what that does
+};
+
 // Every rule path as it resolves here, missing ones too (the preparation
 // stops binding at the first).
-void print_paths(const plan::LandlockRuleset& ruleset) {
+std::vector<PathHere> paths_here(const plan::LandlockRuleset& ruleset) {
+  std::vector<PathHere> out;
   auto context = current_launch_context();
-  if (!context) return;
-  std::printf("paths on this host (receipts record the templates, not these):\n");
+  if (!context) return out;
   for (const plan::LandlockRule& rule : ruleset.rules) {
-    const std::string text = rule_template(rule);
+    PathHere here{rule_template(rule), "", ""};
     const bool optional = rule.flags & plan::kRuleOptional;
     auto path = expand_rule_path(rule, *context);
     if (!path) {
-      std::printf("  %s: %s\n", text.c_str(), path.error().message.c_str());
-      continue;
+      here.status = path.error().message;
+    } else if (const int fd = ::open(path->c_str(), O_PATH | O_CLOEXEC); fd < 0) {
+      here.resolved = *path;
+      here.status = std::string("missing (") +
+                    (optional ? "optional: its rule is skipped" : "required: the launch is refused") + ")";
+    } else {
+      here.resolved = resolved_path(fd, *path);
+      ::close(fd);
     }
-    const int fd = ::open(path->c_str(), O_PATH | O_CLOEXEC);
-    if (fd < 0) {
-      std::printf("  %s -> %s: missing (%s)\n", text.c_str(), path->c_str(),
-                  optional ? "optional: its rule is skipped" : "required: the launch is refused");
-      continue;
-    }
-    std::printf("  %s -> %s\n", text.c_str(), resolved_path(fd, *path).c_str());
-    ::close(fd);
+    out.push_back(std::move(here));
+  }
+  return out;
+}
+
+void print_paths(const std::vector<PathHere>& paths) {
+  if (paths.empty()) return;
+  std::printf("paths on this host (receipts record the templates, not these):\n");
+  for (const PathHere& p : paths) {
+    if (p.resolved.empty())
+      std::printf("  %s: %s\n", p.rule_template.c_str(), p.status.c_str());
+    else if (!p.status.empty())
+      std::printf("  %s -> %s: %s\n", p.rule_template.c_str(), p.resolved.c_str(), p.status.c_str());
+    else
+      std::printf("  %s -> %s\n", p.rule_template.c_str(), p.resolved.c_str());
   }
 }
 
 // The filesystem view's mounts: the plan's trees and the view's own.
-void print_view(const LaunchReport& report) {
-  if (report.view.empty()) return;
-  const bool built = std::none_of(report.controls.begin(), report.controls.end(), [](const ControlReport& c) {
+bool view_built(const LaunchReport& report) {
+  return std::none_of(report.controls.begin(), report.controls.end(), [](const ControlReport& c) {
     return c.control == Control::kFilesystemView && c.achievable == ControlLevel::kNotEnforced;
   });
+}
+
+void print_view(const LaunchReport& report) {
+  if (report.view.empty()) return;
+  const bool built = view_built(report);
   std::printf(built ? "filesystem view (the command's root: nothing else of the host exists there):\n"
                     : "filesystem view: NOT built here (it degraded; the command sees the host's filesystem, "
                       "confined by Landlock alone):\n");
@@ -107,10 +129,64 @@ void print_seccomp(const plan::Plan& plan) {
                 plan::audit_arch_name(program->audit_arch), mode_text(program->mode), program->instructions.size());
 }
 
+bool has_tree_limits(const plan::Plan& plan) { return plan.process && plan.process->has_tree_limits(); }
+
 void print_cgroup_host(const plan::Plan& plan) {
-  if (plan.process && plan.process->has_tree_limits())
+  if (has_tree_limits(plan))
     std::printf("cgroups on this host (the run's cgroup is created beneath the launcher's):\n%s",
                 cgroup::describe_host_support().c_str());
+}
+
+// The same report as one JSON document (schemas/dry-run.schema.json), each
+// part from what the text's printers print.
+void write_host(json::Writer& w, const Host& host) {
+  w.key("host").begin_object();
+  w.key("kernel_release").value(host.kernel_release).key("architecture").value(host.machine);
+  w.key("landlock_abi").value(host.landlock.abi).key("seccomp_filters").value(::prctl(PR_GET_SECCOMP) >= 0);
+  w.key("seccomp_actions").begin_object();
+  w.key("kill_process").value(seccomp::action_available(SECCOMP_RET_KILL_PROCESS));
+  w.key("errno").value(seccomp::action_available(SECCOMP_RET_ERRNO));
+  w.key("log").value(seccomp::action_available(SECCOMP_RET_LOG));
+  w.end_object().end_object();
+}
+
+void write_plan_parts(json::Writer& w, const Preparation& preparation) {
+  const LaunchReport& report = preparation.report;
+  const Prepared& prepared = preparation.prepared;
+  const plan::Plan& plan = prepared.plan;
+  w.key("controls").begin_array();
+  for (const ControlReport& c : report.controls)
+    w.begin_object().key("domain").value(control_name(c.control)).key("requested").value(c.requested)
+        .key("planned").value(planned_text(c.planned)).key("achievable").value(control_level_name(c.achievable))
+        .key("why").value(c.why).end_object();
+  w.end_array();
+  w.key("unconstrained").begin_array();
+  for (plan::ControlDomain verb : plan::unconstrained_filesystem_verbs(plan)) w.value(plan::control_domain_name(verb));
+  w.end_array().key("filesystem_confined").value(plan::confines_filesystem(plan));
+  w.key("paths").begin_array();
+  if (prepared.negotiation)
+    for (const PathHere& p : paths_here(prepared.negotiation->effective))
+      w.begin_object().key("template").value(p.rule_template).key("resolved").value(p.resolved)
+          .key("status").value(p.status).end_object();
+  w.end_array();
+  w.key("view").begin_object().key("built").value(!report.view.empty() && view_built(report)).key("mounts").begin_array();
+  for (const ViewMount& m : report.view)
+    w.begin_object().key("path").value(m.path).key("what").value(m.what).key("options").value(m.options)
+        .key("status").value(m.status).end_object();
+  w.end_array().end_object();
+  w.key("self_checks").begin_array();
+  if (prepared.ruleset_fd >= 0)
+    for (SelfCheck check : kSelfChecksInOrder)
+      if (prepared.self_checks & check) w.value(self_check_attempt(check));
+  w.end_array();
+  w.key("network").value(prepared.connect_answers ? ConnectAnswers::kDescription : "");
+  w.key("seccomp").begin_array();
+  for (const plan::SeccompProgram* program : plan::programs_for(plan, kNativeAuditArch))
+    w.begin_object().key("architecture").value(plan::audit_arch_name(program->audit_arch))
+        .key("mode").value(mode_text(program->mode)).key("instructions").value(uint64_t(program->instructions.size()))
+        .end_object();
+  w.end_array();
+  w.key("cgroups").value(has_tree_limits(plan) ? cgroup::describe_host_support() : "");
 }
 
 // What the preparation holds open or created, let go: nothing runs.
@@ -120,10 +196,25 @@ void release(Prepared& prepared) {
   if (prepared.cgroup) prepared.cgroup->kill_and_remove({std::chrono::milliseconds(5000), cgroup::Reap::kNone});
 }
 
+int dry_run_json(const LaunchRequest& request, Preparation& preparation) {
+  const LaunchReport& report = preparation.report;
+  json::Writer w;
+  w.begin_object().key("schema").value("aasm.dev/dry-run/v1").key("plan").value(request.plan_path);
+  w.key("plan_sha256").value(report.plan_sha256);
+  if (!report.plan_sha256.empty()) write_host(w, report.host);
+  if (!report.plan_sha256.empty() && preparation.plan_decoded) write_plan_parts(w, preparation);
+  release(preparation.prepared);
+  w.key("verdict").begin_object().key("proceed").value(!report.refusal);
+  w.key("refusal").value(report.refusal ? report.refusal->error.message : "").end_object().end_object();
+  std::fputs(w.text().c_str(), stdout);
+  return report.refusal ? exit_code::kLauncherError : 0;
+}
+
 }  // namespace
 
-int dry_run(const LaunchRequest& request) {
+int dry_run(const LaunchRequest& request, bool json) {
   Preparation preparation = prepare(request, probe_host(), Exit::kDryRun);
+  if (json) return dry_run_json(request, preparation);
   const LaunchReport& report = preparation.report;
   if (report.plan_sha256.empty()) {
     std::printf("verdict: refused: %s\n", report.refusal->error.message.c_str());
@@ -134,7 +225,7 @@ int dry_run(const LaunchRequest& request) {
   if (preparation.plan_decoded) {
     const plan::Plan& plan = preparation.prepared.plan;
     print_controls(report, plan);
-    if (preparation.prepared.negotiation) print_paths(preparation.prepared.negotiation->effective);
+    if (preparation.prepared.negotiation) print_paths(paths_here(preparation.prepared.negotiation->effective));
     print_view(report);
     print_self_checks(preparation.prepared);
     if (preparation.prepared.connect_answers) std::printf("network: %s\n", ConnectAnswers::kDescription);

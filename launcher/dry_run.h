@@ -7,8 +7,9 @@
 
 namespace aasm {
 
-// Prints the report on stdout; returns 0 when the launch would proceed, 125
+// Prints the report on stdout (text, or with `json` one JSON document:
+// schemas/dry-run.schema.json); returns 0 when the launch would proceed, 125
 // when it would be refused (the reason is printed too).
-int dry_run(const LaunchRequest& request);
+int dry_run(const LaunchRequest& request, bool json = false);
 
 }  // namespace aasm

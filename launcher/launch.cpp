@@ -2,6 +2,7 @@
 
 #include <poll.h>
 #include <signal.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
@@ -524,9 +525,12 @@ int launch(const LaunchRequest& request) {
   }
   // Without the run's cgroup, the tree is the command's session and process
   // group; a descendant that starts its own session escapes this kill.
-  const auto kill_tree = [child, &prepared] {
+  const auto kill_group = [child] {
     ::kill(-child, SIGKILL);
     ::kill(child, SIGKILL);
+  };
+  const auto kill_tree = [&kill_group, &prepared] {
+    kill_group();
     if (prepared->cgroup) prepared->cgroup->kill_all();
   };
   // Handed over or sent before exec, which clone returned after (kernel/spawn.h).
@@ -554,8 +558,9 @@ int launch(const LaunchRequest& request) {
   ::close(pidfd);
   ::close(signal_fd);
   // At the end, always: whatever of the command's group is left goes too;
-  // with a cgroup, every task in it, proven gone, and the groups removed.
-  kill_tree();
+  // with a cgroup, every task in it (finish_cgroup's sweep kills them),
+  // proven gone, and the groups removed.
+  kill_group();
   RunReport run_report = finish_cgroup(*prepared);
   if (prepared->connect_answers)
     for (std::string& line : prepared->connect_answers->summary()) run_report.events.push_back(std::move(line));
@@ -593,6 +598,12 @@ int launch(const LaunchRequest& request) {
     if (stage == ChildStage::kView) step += " (" + mount_view::describe(*prepared->view, report->failed_step.load()) + ")";
     if (stage == ChildStage::kViewProtection)
       step += std::string(" (") + prepared->view->at(report->failed_step.load()) + " is not read-only)";
+    // CONFIG_RT_GROUP_SCHED: a new v1 cpu group has cpu.rt_runtime_us 0,
+    // and the kernel refuses a real-time task into it.
+    const int policy = ::sched_getscheduler(0) & ~SCHED_RESET_ON_FORK;
+    if (stage == ChildStage::kCgroup && error == EINVAL && (policy == SCHED_FIFO || policy == SCHED_RR))
+      step += " (the launcher runs with a real-time scheduling policy, and a new cpu group grants real-time tasks no "
+              "runtime (cpu.rt_runtime_us 0); start aasm-launch with a normal policy, not under chrt -f or -r)";
     std::fprintf(stderr, "aasm-launch: error: %s '%s': %s: %s\n",
                  stage == ChildStage::kExec ? "cannot execute" : "cannot confine", request.command.front().c_str(),
                  step.c_str(), std::strerror(error));

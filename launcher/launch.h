@@ -6,13 +6,14 @@
 #include <string>
 #include <vector>
 
+#include "crypto/sha256.h"
 #include "supervisor/denial_report.h"
 
 namespace aasm {
 
 struct LaunchRequest {
   std::string plan_path;
-  std::optional<std::string> expect_digest;  // hex SHA-256 the plan must have
+  std::optional<Sha256Digest> expect_digest;  // the identity (trailer) the plan must have
   std::optional<std::string> receipt_path;   // where to write the receipt (docs/receipts.md)
   std::vector<std::string> command;          // argv of the confined command
   bool explain = false;                      // --explain: trace the tree's failing calls (supervisor/explain_tracer.h)

@@ -35,7 +35,7 @@ struct Achieved {
 
 struct ControlReport {
   Control control = Control::kFileRead;
-  std::string requested;  // what the plan carries for it: "fs 0xc, net 0, scopes 0", "none kept"
+  std::string requested;  // what the plan carries for it: "fs read_file,read_dir; net none; scopes none", "none kept"
   Planned planned = Planned::kRequired;
   ControlLevel achievable = ControlLevel::kEnforced;  // on this host, before anything runs
   std::string why;  // why it is less than planned, or how else it is enforced; "" when as planned

@@ -4,20 +4,30 @@
 #include <optional>
 #include <string>
 
+#include "aasm_version.h"
+#include "doctor.h"
 #include "exit_codes.h"
 #include "dry_run.h"
 #include "launch.h"
+#include "plan/plan.h"
 
 namespace {
 
 constexpr const char* kUsage =
-    "usage: aasm-launch [--expect-digest SHA256] [--receipt FILE] [--explain] [--denials=summary|full|off]\n"
+    "usage: aasm-launch [--expect-digest [sha256:]HEX] [--receipt FILE] [--explain] [--denials=summary|full|off]\n"
     "                   PLAN -- COMMAND [ARG...]\n"
-    "       aasm-launch --dry-run [--expect-digest SHA256] PLAN\n"
+    "       aasm-launch --dry-run [--json] [--expect-digest [sha256:]HEX] PLAN\n"
+    "       aasm-launch doctor [--json]\n"
+    "       aasm-launch --version\n"
     "\n"
     "Runs COMMAND confined by the precompiled PLAN (from `aasmc compile`).\n"
     "--dry-run prints what this host would enforce, control by control, and\n"
     "exits 125 when the launch would be refused, without running anything.\n"
+    "doctor prints what this host can enforce, without a plan: each feature\n"
+    "available, partial or missing, with the remedy; exit 0 when nothing is\n"
+    "missing, 1 when something is (a plan name `doctor` is given as ./doctor).\n"
+    "--json: the dry run's or doctor's report as one JSON document\n"
+    "(schemas/dry-run.schema.json, schemas/doctor.schema.json).\n"
     "--explain traces the command's failing filesystem and network calls\n"
     "(ptrace; slower) and reports the Landlock denials among them.\n"
     "--denials: what the run's confinement refused, printed on stderr at the\n"
@@ -38,18 +48,20 @@ std::optional<aasm::denials::Detail> denials_detail(const std::string& value) {
   return std::nullopt;
 }
 
-bool is_hex_digest(const std::string& s) {
-  if (s.size() != 64) return false;
-  for (char c : s)
-    if (!std::strchr("0123456789abcdef", c)) return false;
-  return true;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc >= 2 && std::strcmp(argv[1], "doctor") == 0) {
+    bool json = false;
+    for (int a = 2; a < argc; ++a) {
+      if (std::strcmp(argv[a], "--json") != 0) return usage_error(std::string("doctor takes only --json, not '") + argv[a] + "'");
+      json = true;
+    }
+    return aasm::doctor(json);
+  }
   aasm::LaunchRequest request;
   bool dry = false;
+  bool json = false;
   int i = 1;
   for (; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -58,8 +70,16 @@ int main(int argc, char** argv) {
       std::fputs(kUsage, stdout);
       return 0;
     }
+    if (arg == "--version") {
+      std::printf("aasm-launch %s\n", aasm::kVersion);
+      return 0;
+    }
     if (arg == "--dry-run") {
       dry = true;
+      continue;
+    }
+    if (arg == "--json") {
+      json = true;
       continue;
     }
     if (arg == "--explain") {
@@ -79,9 +99,10 @@ int main(int argc, char** argv) {
     }
     if (arg == "--expect-digest") {
       if (i + 1 >= argc) return usage_error("--expect-digest needs a value");
-      request.expect_digest = argv[++i];
-      if (!is_hex_digest(*request.expect_digest))
-        return usage_error("--expect-digest takes 64 lowercase hex digits");
+      // `aasmc digest`'s "sha256:HEX", or bare hex in either case.
+      const auto digest = aasm::plan::parse_digest_text(argv[++i]);
+      if (!digest) return usage_error("--expect-digest: " + digest.error().message);
+      request.expect_digest = *digest;
     } else if (arg.size() > 1 && arg[0] == '-') {
       return usage_error("unknown option '" + arg + "'");
     } else if (request.plan_path.empty()) {
@@ -93,8 +114,9 @@ int main(int argc, char** argv) {
   if (request.plan_path.empty()) return usage_error("no plan given");
   if (dry) {
     if (i < argc) return usage_error("--dry-run runs nothing: give no command");
-    return aasm::dry_run(request);
+    return aasm::dry_run(request, json);
   }
+  if (json) return usage_error("--json is for --dry-run and doctor (a launch's JSON is its --receipt)");
   if (i >= argc) return usage_error("no command given: use `aasm-launch PLAN -- COMMAND [ARG...]`");
   for (++i; i < argc; ++i) request.command.emplace_back(argv[i]);
   if (request.command.empty()) return usage_error("no command after --");

@@ -171,11 +171,12 @@ Status bind_ruleset(Preparation& p, const Inputs& in) {
 // mount_view::prepare here, before the clone; the child only mounts.
 constexpr const char* kViewOwnFilesystems[] = {"/proc", "/tmp", "/dev/shm", "/dev/pts"};
 
-// Why this host cannot build a view, or "" when it can. Without
-// CAP_SYS_ADMIN the child mounts in a user namespace of its own, which is
-// tried here for real, before anything runs: a sysctl, an AppArmor policy, a
-// container's seccomp filter or an exhausted count can each forbid it, and
-// only trying tells them all apart from a host that allows it.
+}  // namespace
+
+// Without CAP_SYS_ADMIN the child mounts in a user namespace of its own,
+// which is tried here for real, before anything runs: a sysctl, an AppArmor
+// policy, a container's seccomp filter or an exhausted count can each forbid
+// it, and only trying tells them all apart from a host that allows it.
 std::string view_unavailable() {
   if (raw::syscall6(SYS_mount_setattr, -1, long(""), 0, 0, 0) == -ENOSYS)
     return "the kernel has no mount_setattr (Linux 5.12 or later is needed)";
@@ -187,6 +188,8 @@ std::string view_unavailable() {
                      "one (") +
          std::strerror(error) + (setting.empty() ? "" : "; " + setting) + "); " + namespaces::kUserNamespaceRemedy;
 }
+
+namespace {
 
 Status add_view_trees(const plan::FilesystemView& view, const std::vector<plan::ViewMountText>& rows,
                       const LaunchContext& context, mount_view::Spec& spec, LaunchReport& report) {
@@ -484,12 +487,11 @@ void stand_in_for_tree_limits(ControlReport& c, const plan::ProcessSettings& p, 
 // stand-ins. A dry run creates it too (and removes it), so that it reports
 // what a launch would get.
 Status create_run_cgroup(Preparation& p, const Inputs&) {
-  const plan::Plan& plan = p.prepared.plan;
-  if (!plan.process || !plan.process->has_tree_limits()) return Ok{};
-  const plan::ProcessSettings& s = *plan.process;
+  if (!p.pending_cgroup.valid()) return Ok{};
+  const plan::ProcessSettings& s = *p.prepared.plan.process;
   const bool may_degrade = s.flags & plan::kProcessResourceDegradable;
   ControlReport c = report_of(Control::kResource, tree_limits_text(s), planned_of(may_degrade));
-  auto created = cgroup::RunCgroup::create({s.memory, s.swap, s.pids, s.cpu_millicores}, cgroup::unique_run_name());
+  auto created = p.pending_cgroup.get();
   Status status = Ok{};
   if (created) {
     std::string read_back;
@@ -542,6 +544,27 @@ constexpr Step kSteps[] = {
     {build_command_environment, true},
 };
 
+// The run's cgroup is made on a thread of its own from here until its step
+// (create_run_cgroup): on a v1 host, finding the hierarchies (mountinfo),
+// making a group in each and writing the limits is kernel work, about
+// 0.2 ms, that the steps before it need not wait for. The thread is joined
+// before anything forks.
+void start_run_cgroup(Preparation& p) {
+  const plan::Plan& plan = p.prepared.plan;
+  if (!plan.process || !plan.process->has_tree_limits()) return;
+  const plan::ProcessSettings& s = *plan.process;
+  p.pending_cgroup = std::async(std::launch::async, [limits = cgroup::Limits{s.memory, s.swap, s.pids, s.cpu_millicores},
+                                                     name = cgroup::unique_run_name()] {
+    return cgroup::RunCgroup::create(limits, name);
+  });
+}
+
+// A cgroup made for a launch refused before its step: removed again.
+void discard_run_cgroup(Preparation& p) {
+  if (!p.pending_cgroup.valid()) return;
+  if (auto made = p.pending_cgroup.get()) made->kill_and_remove();
+}
+
 // The plan, verified (every reader check, the digest included) and decoded.
 Status load_plan(Preparation& p, const LaunchRequest& request) {
   auto bytes = plan::read_plan_file(request.plan_path);
@@ -552,9 +575,9 @@ Status load_plan(Preparation& p, const LaunchRequest& request) {
   p.prepared.plan = std::move(*decoded);
   p.prepared.plan_bytes = std::move(*bytes);
   p.plan_decoded = true;
-  if (request.expect_digest && p.report.plan_sha256 != *request.expect_digest)
-    return make_error(request.plan_path + ": digest " + p.report.plan_sha256 + " is not the expected " +
-                      *request.expect_digest);
+  if (request.expect_digest && plan::plan_digest(p.prepared.plan_bytes) != *request.expect_digest)
+    return make_error(request.plan_path + ": digest " + plan::plan_identity(p.prepared.plan_bytes) +
+                      " is not the expected " + plan::identity_text(*request.expect_digest));
   return Ok{};
 }
 
@@ -570,6 +593,7 @@ Preparation prepare(const LaunchRequest& request, const Host& host, Exit exit) {
   };
   if (refused(load_plan(p, request), exit_code::kLauncherError) || !p.plan_decoded) return p;
   const Inputs inputs{request, host};
+  start_run_cgroup(p);
   for (const Step& step : kSteps) {
     if (step.launch_only && exit == Exit::kDryRun) continue;
     Status status = step.run(p, inputs);
@@ -577,6 +601,7 @@ Preparation prepare(const LaunchRequest& request, const Host& host, Exit exit) {
                                                    : exit_code::kLauncherError;
     if (refused(status, code)) break;
   }
+  discard_run_cgroup(p);
   return p;
 }
 

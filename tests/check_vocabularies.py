@@ -92,6 +92,11 @@ ALLOWED = {
     ("compiler/backend/provenance.cpp", "execute"): "the key spec.filesystem.execute",
     ("runtime/supervisor/denial_report.cpp", "ipc"): "the key spec.ipc",
     ("runtime/supervisor/receipt.cpp", "syscall"): "the receipt key syscall of a denial (docs/receipts.md)",
+    # Landlock's own kinds of rights: LANDLOCK_ACCESS_FS_*, LANDLOCK_ACCESS_NET_*, LANDLOCK_SCOPE_*.
+    ("runtime/kernel/landlock_rights_text.cpp", "net"): "the label of Landlock's network rights (fs ...; net ...)",
+    ("compiler/driver/show.cpp", "net"): "the key of Landlock's network rights in show --json",
+    ("launcher/doctor.cpp", "net"): "the key of Landlock's network rights in doctor --json",
+    ("compiler/driver/aasmc.cpp", "syscall"): "the key syscall of a group's member (schemas/groups.schema.json)",
     ("compiler/driver/suggest.cpp", "syscall"): "the receipt key syscall of a denial, read back (docs/receipts.md)",
     ("compiler/frontend/yaml_edit.cpp", "syscall"): "the key syscall: of a syscall rule, matched in the text",
 }

@@ -6,12 +6,13 @@
 
 #include <string>
 
+#include "aasm_version.h"
 #include "middle/ir.h"
 #include "plan/plan.h"
 
 namespace aasmc {
 
-inline constexpr const char* kCompilerVersion = "0.1.0";
+inline constexpr const char* kCompilerVersion = aasm::kVersion;  // meson.build's project version
 
 llvm::Expected<aasm::plan::Plan> build_plan(const PolicyIR& ir);
 

@@ -4,8 +4,10 @@
 
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "kernel/bpf_interpreter.h"
-#include "kernel/landlock_uapi.h"
+#include "kernel/landlock_rights_text.h"
 #include "supervisor/path_binding.h"  // rule_template
 #include "kernel/capabilities.h"
 #include "plan/controls.h"
@@ -17,17 +19,6 @@ namespace aasmc {
 namespace bpf = aasm::bpf;
 
 using namespace aasm::plan;
-
-std::string describe_landlock_rights(uint64_t rights, aasm::landlock::RightKind kind) {
-  std::string out;
-  for (size_t bit = 0; bit < 64; ++bit) {
-    if (!(rights & (1ull << bit))) continue;
-    if (!out.empty()) out += ",";
-    const char* name = aasm::landlock::right_name(kind, 1ull << bit);
-    out += name ? name : "bit" + std::to_string(bit);
-  }
-  return out.empty() ? "none" : out;
-}
 
 std::string describe_seccomp_action(uint32_t action) {
   switch (action & SECCOMP_RET_ACTION_FULL) {
@@ -43,25 +34,27 @@ std::string describe_seccomp_action(uint32_t action) {
 
 std::string describe_plan(const Plan& plan, const aasm::Sha256Digest& digest, bool bpf) {
   std::ostringstream out;
-  out << "plan format " << kFormatVersion << ", sha256 " << aasm::to_hex(digest) << "\n";
+  // One fact a line throughout (a path, a syscall, a rule, a variable), so
+  // that a line diff of two plans' text is a diff of their facts (--textconv).
+  out << "plan format " << kFormatVersion << ", identity " << identity_text(digest) << "\n";
   out << "meta:\n";
   for (const auto& [key, value] : plan.meta) out << "  " << key << " = " << value << "\n";
   if (plan.landlock) {
     const LandlockRuleset& ll = *plan.landlock;
     out << "landlock (ABI " << ll.min_abi << " or later):\n";
-    out << "  handled: " << describe_landlock_rights(ll.handled_fs) << "\n";
+    out << "  handled: " << aasm::landlock::rights_list_text(ll.handled_fs) << "\n";
     for (const LandlockRule& rule : ll.rules) {
       out << "  " << aasm::rule_template(rule) << (rule.flags & kRuleOptional ? " (optional)" : "")
           << (rule.flags & kRuleSystemRootTemplate ? " (may resolve to a system root)" : "") << ": "
-          << describe_landlock_rights(rule.access) << "\n";
+          << aasm::landlock::rights_list_text(rule.access) << "\n";
     }
     using aasm::landlock::RightKind;
     if (ll.handled_net) {
-      out << "  handled network: " << describe_landlock_rights(ll.handled_net, RightKind::kNet) << "\n";
+      out << "  handled network: " << aasm::landlock::rights_list_text(ll.handled_net, RightKind::kNet) << "\n";
       for (const LandlockNetRule& rule : ll.net_rules)
-        out << "  tcp:" << rule.port << ": " << describe_landlock_rights(rule.access, RightKind::kNet) << "\n";
+        out << "  tcp:" << rule.port << ": " << aasm::landlock::rights_list_text(rule.access, RightKind::kNet) << "\n";
     }
-    if (ll.scoped) out << "  scoped: " << describe_landlock_rights(ll.scoped, RightKind::kScope) << "\n";
+    if (ll.scoped) out << "  scoped: " << aasm::landlock::rights_list_text(ll.scoped, RightKind::kScope) << "\n";
     if (!confines_filesystem(plan)) out << "  filesystem: unconstrained\n";
     for (ControlDomain verb : unconstrained_filesystem_verbs(plan))
       out << "  control " << control_domain_name(verb) << ": unconstrained (no document constrains it)\n";
@@ -97,10 +90,9 @@ std::string describe_plan(const Plan& plan, const aasm::Sha256Digest& digest, bo
     if (p.kept_capabilities) out << "  capabilities kept: " << aasm::capabilities::names(p.kept_capabilities) << "\n";
     if (p.namespaces) out << "  namespaces: " << aasm::plan::namespace_names(p.namespaces, " ") << "\n";
     if (p.environment_filtered) {
-      out << "  environment: only";
-      for (const std::string& name : p.environment_pass) out << " " << name;
-      for (const auto& [name, value] : p.environment_set) out << " " << name << "=" << value;
-      out << "\n";
+      out << "  environment: only the variables below\n";
+      for (const std::string& name : p.environment_pass) out << "    pass " << name << "\n";
+      for (const auto& [name, value] : p.environment_set) out << "    set " << name << "=" << value << "\n";
     }
   }
   if (plan.view) {
@@ -135,17 +127,143 @@ std::string describe_plan(const Plan& plan, const aasm::Sha256Digest& digest, bo
       if (is_denied) denied_action = entry.action;
       auto& list = entry.origin == SyscallOrigin::kStartup ? startup : is_denied ? denied : policy;
       (entry.origin == SyscallOrigin::kStartup ? startup_count : is_denied ? denied_count : policy_count)++;
-      list << " " << entry.name;
+      list << "  " << entry.name << "\n";
     }
     if (denied_count) {
       out << "syscalls denied by the policy (" << denied_count << ", answered " << describe_seccomp_action(denied_action)
-          << "):" << denied.str() << "\n";
+          << "):\n" << denied.str();
     } else {
-      out << "syscalls allowed by the policy (" << policy_count << "):" << policy.str() << "\n";
-      out << "syscalls added as the start-up set (" << startup_count << "):" << startup.str() << "\n";
+      out << "syscalls allowed by the policy (" << policy_count << "):\n" << policy.str();
+      out << "syscalls added as the start-up set (" << startup_count << "):\n" << startup.str();
     }
   }
+  // The rules (an action for some arguments, or for a call the lists do not
+  // decide), from the provenance, which records each as the policy wrote it.
+  if (plan.provenance) {
+    std::ostringstream rules;
+    for (const ProvenanceEntry& e : plan.provenance->entries)
+      if (e.key == "syscalls.rules" || e.key == "syscalls.safe_default" || e.key == "capabilities.deny")
+        if (!e.item.empty() && !e.value.empty()) rules << "  " << e.item << ": " << e.value << "\n";
+    if (!rules.str().empty()) out << "syscall rules:\n" << rules.str();
+  }
   return out.str();
+}
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json names_json(uint64_t rights, aasm::landlock::RightKind kind) {
+  return aasm::landlock::rights_names(rights, kind);
+}
+
+Json rights_json(uint64_t fs, uint64_t net, uint64_t scopes) {
+  using aasm::landlock::RightKind;
+  return {{"fs", names_json(fs, RightKind::kFs)},
+          {"net", names_json(net, RightKind::kNet)},
+          {"scopes", names_json(scopes, RightKind::kScope)}};
+}
+
+Json landlock_json(const Plan& plan) {
+  using aasm::landlock::RightKind;
+  if (!plan.landlock) return nullptr;
+  const LandlockRuleset& ll = *plan.landlock;
+  Json out = {{"min_abi", ll.min_abi}, {"handled", rights_json(ll.handled_fs, ll.handled_net, ll.scoped)}};
+  auto& rules = out["rules"] = Json::array();
+  for (const LandlockRule& rule : ll.rules)
+    rules.push_back({{"path", aasm::rule_template(rule)},
+                     {"optional", bool(rule.flags & kRuleOptional)},
+                     {"may_resolve_to_system_root", bool(rule.flags & kRuleSystemRootTemplate)},
+                     {"rights", names_json(rule.access, RightKind::kFs)}});
+  auto& net_rules = out["net_rules"] = Json::array();
+  for (const LandlockNetRule& rule : ll.net_rules)
+    net_rules.push_back({{"port", rule.port}, {"rights", names_json(rule.access, RightKind::kNet)}});
+  auto& controls = out["controls"] = Json::array();
+  for (const LandlockControl& control : ll.controls)
+    controls.push_back({{"domain", control_domain_name(control.domain)},
+                        {"min_abi", control.min_abi},
+                        {"enforceable", !(control.flags & kControlNotEnforceable)},
+                        {"planned", aasm::planned_word(aasm::planned_of(control.flags & kControlDegradable))},
+                        {"seccomp_fallback", bool(control.flags & kControlSeccompFallback)},
+                        {"rights", rights_json(control.fs, control.net, control.scoped)}});
+  return out;
+}
+
+Json process_json(const Plan& plan) {
+  if (!plan.process) return nullptr;
+  const ProcessSettings& p = *plan.process;
+  Json out = Json::object();
+  auto value = [&](const char* name, const std::optional<uint64_t>& v) { out[name] = v ? Json(*v) : Json(nullptr); };
+  value("open_files", p.open_files);
+  value("file_size_bytes", p.file_size);
+  value("memory_bytes", p.memory);
+  value("swap_bytes", p.swap);
+  value("pids", p.pids);
+  value("cpu_millicores", p.cpu_millicores);
+  value("wall_clock_seconds", p.wall_clock_seconds);
+  value("stdout_bytes", p.stdout_bytes);
+  value("stderr_bytes", p.stderr_bytes);
+  out["resource_planned"] = aasm::planned_word(aasm::planned_of(p.flags & kProcessResourceDegradable));
+  auto& kept = out["capabilities_kept"] = Json::array();
+  for (int n = 0; n < aasm::capabilities::kCount; ++n)
+    if (p.kept_capabilities & (uint64_t(1) << n)) kept.push_back(aasm::capabilities::name(n));
+  auto& namespaces = out["namespaces"] = Json::array();
+  for (uint32_t bit = 1; bit; bit <<= 1)
+    if (p.namespaces & bit) namespaces.push_back(namespace_names(bit));
+  if (!p.environment_filtered) {
+    out["environment"] = nullptr;
+  } else {
+    Json set = Json::object();
+    for (const auto& [name, value] : p.environment_set) set[name] = value;
+    out["environment"] = {{"pass", p.environment_pass}, {"set", set}};
+  }
+  return out;
+}
+
+Json view_json(const Plan& plan) {
+  if (!plan.view) return nullptr;
+  Json mounts = Json::array();
+  for (const ViewMountText& row : describe_view(*plan.view))
+    mounts.push_back({{"path", row.path}, {"optional", row.optional}, {"what", row.what}, {"options", row.options}});
+  return {{"mounts", mounts},
+          {"own_namespaces", bool(plan.view->flags & kViewOwnNamespaces)},
+          {"planned", aasm::planned_word(aasm::planned_of(plan.view->flags & kViewDegradable))}};
+}
+
+const char* mode_name(FilterMode mode) {
+  switch (mode) {
+    case FilterMode::kRules: return "rules";
+    case FilterMode::kFallback: return "fallback";
+    case FilterMode::kAllowlist: return "allowlist";
+    case FilterMode::kDenylist: return "denylist";
+  }
+  return "?";
+}
+
+}  // namespace
+
+nlohmann::ordered_json plan_json(const Plan& plan, const aasm::Sha256Digest& digest) {
+  Json out = {{"schema", "aasm.dev/show/v1"}, {"format", kFormatVersion}, {"sha256", aasm::to_hex(digest)}};
+  auto& meta = out["meta"] = Json::array();
+  for (const auto& [key, value] : plan.meta) meta.push_back({{"key", key}, {"value", value}});
+  out["landlock"] = landlock_json(plan);
+  out["filesystem_confined"] = confines_filesystem(plan);
+  auto& unconstrained = out["unconstrained"] = Json::array();
+  for (ControlDomain verb : unconstrained_filesystem_verbs(plan)) unconstrained.push_back(control_domain_name(verb));
+  out["process"] = process_json(plan);
+  out["view"] = view_json(plan);
+  auto& seccomp = out["seccomp"] = Json::array();
+  for (const SeccompProgram& program : plan.seccomp)
+    seccomp.push_back({{"architecture", audit_arch_name(program.audit_arch)},
+                       {"mode", mode_name(program.mode)},
+                       {"default_action", describe_seccomp_action(program.default_action)},
+                       {"instructions", program.instructions.size()}});
+  auto& syscalls = out["syscalls"] = Json::array();
+  for (const SyscallEntry& entry : plan.syscalls)
+    syscalls.push_back({{"name", entry.name},
+                        {"origin", entry.origin == SyscallOrigin::kStartup ? "startup" : "policy"},
+                        {"action", describe_seccomp_action(entry.action)}});
+  return out;
 }
 
 }  // namespace aasmc

@@ -1,4 +1,5 @@
-#include "driver/suggest.h"
+#include "driver/cli.h"
+#include "driver/verbs.h"
 
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/Path.h>
@@ -18,7 +19,7 @@
 namespace aasmc {
 namespace {
 
-constexpr int kNothing = 0, kSuggested = 1, kUsage = 2, kUnusable = 3;
+constexpr int kNothing = 0, kSuggested = 1, kUnusable = 3;  // and cli::kExitUsage
 
 // One edit of the report, with the document and file it is for.
 struct ReportEdit {
@@ -172,26 +173,19 @@ bool still_a_policy(const std::string& path, const std::string& text, Diagnostic
   return false;
 }
 
-int usage(const std::string& message) {
-  llvm::WithColor::error(llvm::errs(), "aasmc") << message << "\nusage: aasmc suggest RECEIPT POLICY.yaml...\n";
-  return kUsage;
-}
-
 }  // namespace
 
-int suggest_command(const std::vector<std::string>& args) {
+// `aasmc suggest RECEIPT POLICY.yaml...` (docs/cli.md#aasmc-suggest): the
+// edits a run's denial report proposes, as a unified diff of the policy
+// files on stdout; nothing is written. Exit 0 nothing to suggest, 1 a diff
+// printed, 2 usage, 3 an input that cannot be used (no diff printed then).
+int suggest_verb(const Args& args) {
   for (const std::string& arg : args)
-    if (arg.size() > 1 && arg[0] == '-') return usage("unknown option '" + arg + "'");
-  if (args.size() < 2) return usage("suggest needs a receipt (or denial log) and the policy files");
+    if (arg.size() > 1 && arg[0] == '-') return cli::usage_error("unknown option '" + arg + "'");
+  if (args.size() < 2) return cli::usage_error("suggest needs a receipt (or denial log) and the policy files");
   llvm::SourceMgr sources;
   Diagnostics diags(sources);
-  struct Flush {
-    Diagnostics& d;
-    ~Flush() {
-      llvm::errs().SetBuffered();
-      d.flush(llvm::errs());
-    }
-  } flush{diags};
+  const cli::FlushAtExit flush(diags, DiagnosticFormat::kText);
 
   const std::optional<nlohmann::json> entries = denial_entries(args[0], diags);
   if (!entries) return kUnusable;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <tuple>
 
 #include "frontend/quantity.h"
 #include "kernel/capabilities.h"
@@ -618,6 +619,39 @@ bool load_policy_file(const std::string& path, Diagnostics& diags, std::vector<P
   }
   load_policy_buffer(std::move(*buffer), diags, out);
   return true;
+}
+
+std::vector<std::string> canonical_input_order(const std::vector<std::string>& paths) {
+  struct Keyed {
+    int tier = 0;
+    std::vector<std::string> names;
+    aasm::Sha256Digest digest{};
+    std::string path;
+    auto key() const { return std::tie(tier, names, digest, path); }
+  };
+  std::vector<Keyed> keyed;
+  for (const std::string& path : paths) {
+    // A parse of its own, its diagnostics dropped: the real load reports them.
+    llvm::SourceMgr scratch;
+    Diagnostics ignored(scratch);
+    std::vector<PolicyDocument> documents;
+    // A cascade that will not compile keeps the order given, so its
+    // diagnostics come in the order the user wrote the files.
+    if (!load_policy_file(path, ignored, documents) || ignored.error_count() > 0) return paths;
+    Keyed k;
+    k.path = path;
+    k.tier = int(Tier::kRun) + 1;
+    for (const PolicyDocument& doc : documents) {
+      k.tier = std::min(k.tier, int(doc.tier));
+      k.names.push_back(doc.name);
+      k.digest = doc.file_digest;
+    }
+    keyed.push_back(std::move(k));
+  }
+  std::sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) { return a.key() < b.key(); });
+  std::vector<std::string> ordered;
+  for (const Keyed& k : keyed) ordered.push_back(k.path);
+  return ordered;
 }
 
 void load_policy_buffer(std::unique_ptr<llvm::MemoryBuffer> buffer, Diagnostics& diags,

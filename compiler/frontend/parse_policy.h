@@ -19,6 +19,17 @@ namespace aasmc {
 // Returns false when the file could not be read.
 bool load_policy_file(const std::string& path, Diagnostics& diags, std::vector<PolicyDocument>& out);
 
+// The order the compiler loads its files in, whatever the command line's, so
+// that a reordering that keeps the meaning keeps the plan's bytes: by the
+// broadest tier among a file's documents, then its documents' names, then its
+// content (SHA-256), then the path as given. The merge orders documents by
+// tier anyway (the meet does not depend on the order); within a tier this
+// fixes which document a value is attributed to and the provenance's order.
+// When a file cannot be read or has a front-end error, the order given is
+// kept: that cascade compiles to nothing, and its diagnostics then come in
+// the order the files were written.
+std::vector<std::string> canonical_input_order(const std::vector<std::string>& paths);
+
 // The same for bytes already in memory (the buffer must be NUL-terminated,
 // as MemoryBuffer::getFile and getMemBufferCopy make it); its identifier is
 // the file name the diagnostics show.

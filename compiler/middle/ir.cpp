@@ -1,6 +1,10 @@
 #include "middle/ir.h"
 
+#include <algorithm>
+#include <map>
 #include <sstream>
+
+#include <nlohmann/json.hpp>
 
 #include "frontend/quantity.h"
 
@@ -10,7 +14,10 @@ namespace {
 // Prints the IR; with a SourceMgr, each value also says where it came from.
 class Printer {
  public:
-  Printer(const PolicyIR& ir, const llvm::SourceMgr* sources) : ir_(ir), sources_(sources) {}
+  // With `origins`, the lines keep no origin text: each line()'s origins go
+  // there instead, by the line's number (explain --json).
+  Printer(const PolicyIR& ir, const llvm::SourceMgr* sources, std::map<size_t, nlohmann::ordered_json>* origins = nullptr)
+      : ir_(ir), sources_(sources), origins_(origins) {}
 
   std::string print() {
     out_ << "sources:\n";
@@ -49,12 +56,33 @@ class Printer {
            std::to_string(column);
   }
 
+  nlohmann::ordered_json origin_json(const SourceRef& source) const {
+    if (!sources_ || source.document < 0 || !source.loc.isValid()) return nullptr;
+    const SourceDocument& doc = ir_.sources[size_t(source.document)];
+    const auto [line, column] = sources_->getLineAndColumn(source.loc);
+    return {{"document", doc.name}, {"tier", tier_name(doc.tier)}, {"file", doc.file}, {"line", line}, {"column", column}};
+  }
+
+  // The origins of one line, as explain --json gives them.
+  void record(const std::string& text, const SourceRef& from, const std::vector<SourceRef>& narrowed) {
+    auto others = nlohmann::ordered_json::array();
+    for (const SourceRef& other : narrowed)
+      if (auto o = origin_json(other); !o.is_null()) {
+        o["relation"] = is_broader(other, from) ? "narrows" : "overrules";
+        others.push_back(o);
+      }
+    const std::string before = out_.str();
+    (*origins_)[size_t(std::count(before.begin(), before.end(), '\n'))] = {{"from", origin_json(from)}, {"others", others}};
+    out_ << text << "\n";
+  }
+
   bool is_broader(const SourceRef& a, const SourceRef& b) const {
     if (a.document < 0 || b.document < 0) return true;
     return ir_.sources[size_t(a.document)].tier <= ir_.sources[size_t(b.document)].tier;
   }
 
   void line(const std::string& text, const SourceRef& from, const std::vector<SourceRef>& narrowed = {}) {
+    if (origins_) return record(text, from, narrowed);
     out_ << text;
     const std::string origin = where(from);
     if (!origin.empty()) out_ << "    <- " << origin;
@@ -210,6 +238,7 @@ class Printer {
 
   const PolicyIR& ir_;
   const llvm::SourceMgr* sources_;
+  std::map<size_t, nlohmann::ordered_json>* origins_;
   std::ostringstream out_;
 };
 
@@ -218,5 +247,31 @@ class Printer {
 std::string print_ir(const PolicyIR& ir) { return Printer(ir, nullptr).print(); }
 
 std::string explain_ir(const PolicyIR& ir, const llvm::SourceMgr& sources) { return Printer(ir, &sources).print(); }
+
+nlohmann::ordered_json explain_ir_json(const PolicyIR& ir, const llvm::SourceMgr& sources) {
+  std::map<size_t, nlohmann::ordered_json> origins;
+  const std::string text = Printer(ir, &sources, &origins).print();
+  nlohmann::ordered_json out = {{"schema", "aasm.dev/explain/v1"}};
+  auto& docs = out["sources"] = nlohmann::ordered_json::array();
+  for (const SourceDocument& s : ir.sources)
+    docs.push_back({{"name", s.name}, {"tier", tier_name(s.tier)}, {"file", s.file_name},
+                    {"sha256", aasm::to_hex(s.file_digest)}});
+  auto& targets = out["targets"] = nlohmann::ordered_json::array();
+  for (const Target& target : ir.targets) targets.push_back(target.name);
+  // Every line of the text, its indentation as depth, its origins where it has one.
+  auto& lines = out["lines"] = nlohmann::ordered_json::array();
+  size_t number = 0, start = 0;
+  for (size_t end; (end = text.find('\n', start)) != std::string::npos; start = end + 1, ++number) {
+    const std::string row = text.substr(start, end - start);
+    const size_t indent = row.find_first_not_of(' ');
+    nlohmann::ordered_json entry = {{"depth", (indent == std::string::npos ? 0 : indent) / 2},
+                                    {"text", indent == std::string::npos ? "" : row.substr(indent)}};
+    const auto found = origins.find(number);
+    entry["from"] = found == origins.end() ? nlohmann::ordered_json(nullptr) : found->second["from"];
+    entry["others"] = found == origins.end() ? nlohmann::ordered_json::array() : found->second["others"];
+    lines.push_back(entry);
+  }
+  return out;
+}
 
 }  // namespace aasmc

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <llvm/Support/SourceMgr.h>
+#include <nlohmann/json_fwd.hpp>
 
 #include <map>
 #include <optional>
@@ -188,5 +189,8 @@ std::string print_ir(const PolicyIR& ir);
 // The IR with, for every value, the document, tier, file:line:col it came
 // from, and the broader values it narrowed (`aasmc explain`).
 std::string explain_ir(const PolicyIR& ir, const llvm::SourceMgr& sources);
+// The same as one JSON document (schemas/explain.schema.json): the sources,
+// the targets, and each line of the text with its origins as fields.
+nlohmann::ordered_json explain_ir_json(const PolicyIR& ir, const llvm::SourceMgr& sources);
 
 }  // namespace aasmc

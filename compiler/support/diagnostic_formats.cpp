@@ -43,12 +43,6 @@ Json json_entry(const Diagnostic& d, bool is_note) {
   return entry;
 }
 
-std::string dump(const Json& document, int indent) {
-  // Messages quote the user's text and file names come from the command
-  // line: never let a stray byte make the document unwritable.
-  return document.dump(indent, ' ', false, Json::error_handler_t::replace) + "\n";
-}
-
 const char* sarif_level(Severity severity) { return severity_name(severity); }  // error, warning, note
 
 class SarifWriter {
@@ -211,6 +205,12 @@ std::string normalized_absolute(llvm::StringRef path, llvm::StringRef base) {
 }
 
 }  // namespace
+
+std::string dump(const Json& document, int indent) {
+  // Messages quote the user's text and file names come from the command
+  // line: never let a stray byte make the document unwritable.
+  return document.dump(indent, ' ', false, Json::error_handler_t::replace) + "\n";
+}
 
 llvm::ArrayRef<DiagnosticInfo> diagnostic_table() { return kTable; }
 

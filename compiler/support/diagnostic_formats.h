@@ -9,6 +9,7 @@
 #include <llvm/ADT/StringRef.h>
 #include <llvm/Support/SourceMgr.h>
 #include <llvm/Support/raw_ostream.h>
+#include <nlohmann/json_fwd.hpp>
 
 #include <optional>
 #include <string>
@@ -37,6 +38,10 @@ void render_diagnostics(llvm::ArrayRef<Diagnostic> diagnostics, const llvm::Sour
                         DiagnosticFormat format, llvm::raw_ostream& out, const RenderOptions& options);
 void render_text(llvm::ArrayRef<Diagnostic> diagnostics, const llvm::SourceMgr& sources, llvm::raw_ostream& out);
 std::string render_json(llvm::ArrayRef<Diagnostic> diagnostics);
+// A JSON document as aasmc prints every one (diagnostics, show, explain,
+// groups --json): keys in the order written, `indent` spaces (-1: one line),
+// a stray byte replaced rather than thrown on, one final newline.
+std::string dump(const nlohmann::ordered_json& document, int indent);
 std::string render_sarif(llvm::ArrayRef<Diagnostic> diagnostics, const RenderOptions& options);
 
 // The SARIF artifactLocation.uri of `file`: relative to `base_directory`

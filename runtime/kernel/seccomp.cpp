@@ -22,4 +22,8 @@ int install(PreparedFilter& filter) {
   return ::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &filter.program) == 0 ? 0 : errno;
 }
 
+bool action_available(uint32_t action) {
+  return ::syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) == 0;
+}
+
 }  // namespace aasm::seccomp

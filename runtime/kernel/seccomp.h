@@ -23,4 +23,8 @@ PreparedFilter prepare(const plan::SeccompProgram& program);
 // Async-signal-safe. Requires no_new_privs (or CAP_SYS_ADMIN).
 int install(PreparedFilter& filter);
 
+// Whether the kernel knows a filter return action (SECCOMP_RET_*), by
+// SECCOMP_GET_ACTION_AVAIL: for --dry-run and doctor.
+bool action_available(uint32_t action);
+
 }  // namespace aasm::seccomp

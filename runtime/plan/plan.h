@@ -6,6 +6,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -261,6 +262,16 @@ Result<std::vector<uint8_t>> read_plan_file(const std::string& path);
 
 // The SHA-256 trailer of an encoded plan (its identity).
 Sha256Digest plan_digest(std::span<const uint8_t> bytes);
+
+// The identity as text, the one spelling every tool prints: "sha256:" and the
+// trailer's 64 lowercase hex digits. It is the trailer, not `sha256sum plan.bin`
+// (which also hashes the trailer itself): docs/plan-format.md.
+inline constexpr std::string_view kDigestPrefix = "sha256:";
+std::string plan_identity(std::span<const uint8_t> bytes);
+std::string identity_text(const Sha256Digest& digest);
+// An identity as a user writes it: 64 hex digits in either case, with or
+// without the "sha256:" prefix. The error says what is wrong with it.
+Result<Sha256Digest> parse_digest_text(std::string_view text);
 
 const SeccompProgram* find_program(const Plan& plan, uint32_t audit_arch);  // the main (allowlist/denylist) one
 // Every program for `audit_arch`, in install order.

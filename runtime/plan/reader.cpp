@@ -520,6 +520,30 @@ Sha256Digest plan_digest(std::span<const uint8_t> bytes) {
   return digest;
 }
 
+std::string identity_text(const Sha256Digest& digest) { return std::string(kDigestPrefix) + to_hex(digest); }
+
+std::string plan_identity(std::span<const uint8_t> bytes) { return identity_text(plan_digest(bytes)); }
+
+Result<Sha256Digest> parse_digest_text(std::string_view text) {
+  if (text.starts_with(kDigestPrefix)) text.remove_prefix(kDigestPrefix.size());
+  if (text.size() != 2 * kDigestSize)
+    return make_error("a plan digest is 64 hex digits, optionally after 'sha256:' (got " +
+                      std::to_string(text.size()) + " characters)");
+  Sha256Digest digest{};
+  auto nibble = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  for (size_t i = 0; i < digest.size(); ++i) {
+    const int high = nibble(text[2 * i]), low = nibble(text[2 * i + 1]);
+    if (high < 0 || low < 0) return make_error("a plan digest is hex digits only (0-9, a-f, A-F)");
+    digest[i] = uint8_t(high << 4 | low);
+  }
+  return digest;
+}
+
 const SeccompProgram* find_program(const Plan& plan, uint32_t audit_arch) {
   for (const SeccompProgram& program : plan.seccomp)
     if (program.audit_arch == audit_arch && !is_rules_program(program.mode)) return &program;

@@ -111,7 +111,7 @@ class RunCgroup {
   Status add(pid_t pid);
 
   // A directory descriptor for clone3(CLONE_INTO_CGROUP) on v2; -1 on v1.
-  int v2_directory_fd() const { return v2_fd_; }
+  int v2_directory_fd() const;
 
   // Every v1 group's `tasks` file (v2: cgroup.procs), opened for writing now
   // (close-on-exec), for a child that moves itself in with place_self() as
@@ -150,20 +150,21 @@ class RunCgroup {
     std::string controller;  // "memory", "pids", "cpu", "freezer" (v1); "" (v2)
     std::string path;        // the directory, e.g. /sys/fs/cgroup/pids/aasm-123-0f1e2d3c4b5a6978
     std::string hierarchy_path;  // the same group as /proc/<pid>/cgroup names it: /aasm-123-0f1e2d3c4b5a6978
+    int fd = -1;                 // the directory, opened (its files are opened relative to it)
   };
   RunCgroup() = default;
   static Result<RunCgroup> create_impl(const Limits& limits, const std::string& name, std::optional<Version> version);
   Status write_limits(const Limits& limits);
   // `absent`, when given, is set instead of failing if the knob does not exist.
-  Status write_knob(const std::string& dir, const std::string& file, const std::string& value, uint64_t page_round,
+  Status write_knob(const Group& group, const std::string& file, const std::string& value, uint64_t page_round,
                     bool* absent = nullptr);
   void remove_created_dirs();
+  void close_directories();
 
   Version version_ = Version::kV1;
   std::vector<Group> groups_;
   // The same groups, in fixed arrays (8 KiB: not copied with each move).
   std::unique_ptr<sweep::Targets> targets_ = std::make_unique<sweep::Targets>();
-  int v2_fd_ = -1;
   std::vector<Knob> knobs_;
   std::vector<std::string> notes_;
   bool removed_ = false;

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <utility>
 
+#include "kernel/landlock_rights_text.h"
 #include "kernel/landlock_uapi.h"
 
 namespace aasm {
@@ -31,10 +32,7 @@ ControlLevel host_level(const plan::LandlockControl& control, uint64_t fs, uint6
 }  // namespace
 
 std::string control_rights_text(const plan::LandlockControl& c) {
-  char text[96];
-  std::snprintf(text, sizeof text, "fs %#llx, net %#llx, scopes %#llx", (unsigned long long)c.fs,
-                (unsigned long long)c.net, (unsigned long long)c.scoped);
-  return text;
+  return landlock::landlock_rights_text(c.fs, c.net, c.scoped);
 }
 
 const char* kernel_for_landlock_abi(uint32_t abi) {

@@ -35,7 +35,8 @@ LandlockNegotiation negotiate_landlock(const plan::LandlockRuleset& ruleset, con
 // The first kernel release of a Landlock ABI ("5.13" for 1).
 const char* kernel_for_landlock_abi(uint32_t abi);
 
-// A control's rights as receipts and --dry-run show them: "fs 0xc, net 0, scopes 0".
+// A control's rights as receipts and --dry-run show them, by name:
+// "fs read_file,read_dir; net none; scopes none" (kernel/landlock_rights_text.h).
 std::string control_rights_text(const plan::LandlockControl& control);
 
 }  // namespace aasm

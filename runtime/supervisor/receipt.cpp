@@ -8,25 +8,12 @@
 #include <cstdio>
 #include <cstring>
 
+#include "base/json_text.h"
+
 namespace aasm {
 namespace {
 
-std::string quoted(const std::string& text) {
-  std::string out = "\"";
-  for (unsigned char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += char(c);
-    } else if (c < 0x20) {
-      char escape[8];
-      std::snprintf(escape, sizeof escape, "\\u%04x", c);
-      out += escape;
-    } else {
-      out += char(c);
-    }
-  }
-  return out + "\"";
-}
+std::string quoted(const std::string& text) { return json::quoted(text); }
 
 std::string field(const char* key, const std::string& value) { return quoted(key) + ": " + quoted(value); }
 std::string number(const char* key, uint64_t value) { return quoted(key) + ": " + std::to_string(value); }

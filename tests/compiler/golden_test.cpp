@@ -177,7 +177,7 @@ TEST_CASE("every valid policy compiles, reads back, and is byte-identical across
         CHECK_MESSAGE(plan, (plan ? "" : plan.error().message));
         const Run shown = run({binary("AASMC"), "show", out / "a.bin"});
         CHECK(shown.exit_code == 0);
-        CHECK(shown.out.find("plan format 1, sha256 " + to_hex(plan::plan_digest(bytes))) == 0);
+        CHECK(shown.out.find("plan format 1, identity sha256:" + to_hex(plan::plan_digest(bytes))) == 0);
       }
     }
   }
@@ -201,11 +201,11 @@ TEST_CASE("show names a denylist's names as denied and a verb no document constr
   TempDir dir;
   auto shown = [&](const std::string& name, const std::string& spec) { return show_policy(dir, name, spec); };
   const std::string deny = shown("deny", "  syscalls:\n    deny: [ptrace, bpf]\n");
-  CHECK(deny.find("syscalls denied by the policy (2, answered errno:EPERM): bpf ptrace\n") != std::string::npos);
+  CHECK(deny.find("syscalls denied by the policy (2, answered errno:EPERM):\n  bpf\n  ptrace\n") != std::string::npos);
   CHECK(deny.find("allowed by the policy") == std::string::npos);
   CHECK(deny.find("filesystem: unconstrained") != std::string::npos);
   const std::string kill = shown("deny-kill", "  syscalls:\n    default: kill\n    deny: [ptrace]\n");
-  CHECK(kill.find("syscalls denied by the policy (1, answered kill-process): ptrace\n") != std::string::npos);
+  CHECK(kill.find("syscalls denied by the policy (1, answered kill-process):\n  ptrace\n") != std::string::npos);
   const std::string reads = shown("reads", "  filesystem:\n    read: {allow: [\"/usr\"]}\n");
   CHECK(reads.find("control file_write: unconstrained") != std::string::npos);
   CHECK(reads.find("control file_execute: unconstrained") != std::string::npos);
@@ -213,7 +213,7 @@ TEST_CASE("show names a denylist's names as denied and a verb no document constr
 
   SUBCASE("control: an allowlist's names are shown as allowed, and a fully confined filesystem has no such line") {
     const std::string allow = shown("allow", "  syscalls:\n    allow: [read]\n");
-    CHECK(allow.find("syscalls allowed by the policy (1): read\n") != std::string::npos);
+    CHECK(allow.find("syscalls allowed by the policy (1):\n  read\n") != std::string::npos);
     const std::string all = shown("all", "  filesystem:\n    read: {allow: [\"/usr\"]}\n    write: {allow: []}\n"
                                          "    execute: {allow: []}\n");
     CHECK(all.find("unconstrained") == std::string::npos);

@@ -362,5 +362,22 @@ TEST_CASE("cgroup: kill -9 of the launcher leaves no daemon in a nested group an
   for (pid_t pid_left : sleepers_with(nested.marker)) ::kill(pid_left, SIGKILL);
 }
 
+// CONFIG_RT_GROUP_SCHED gives a new v1 cpu group no real-time runtime, so
+// the kernel refuses a real-time task into it (EINVAL): the refusal says why.
+TEST_CASE("cgroup: a launcher under a real-time policy is refused into a cpu group, and told why") {
+  if (own_v1_cgroup("cpu").empty() || ::access("/sys/fs/cgroup/cpu/cpu.rt_runtime_us", F_OK) != 0) {
+    MESSAGE("skipped: no v1 cpu hierarchy with real-time group scheduling here");
+    return;
+  }
+  TempDir dir;
+  const std::string plan = plan_with(dir, "cpu", "  resources: {cpu: 1}\n");
+  const Run refused = run({"/usr/bin/chrt", "-f", "10", binary("AASM_LAUNCH"), plan, "--", "/bin/true"});
+  CHECK(refused.exit_code == 125);
+  CHECK(refused.err.find("real-time scheduling policy") != std::string::npos);
+  SUBCASE("control: the same launch under the normal policy runs") {
+    CHECK(run({binary("AASM_LAUNCH"), plan, "--", "/bin/true"}).exit_code == 0);
+  }
+}
+
 }  // namespace
 }  // namespace aasm::ktest

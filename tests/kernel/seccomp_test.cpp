@@ -106,16 +106,24 @@ TEST_CASE("seccomp: an x32 system call is killed, whatever the allowlist and the
 }
 
 TEST_CASE("seccomp: an i386 `int 0x80` system call from 64-bit code is killed") {
+  // The control first: the kernel must run the i386 getpid without a filter
+  // (CONFIG_IA32_EMULATION=y, the probe prints OK for a positive pid), or
+  // nothing below could show the filter's kill. Some hypervisors' guests
+  // (this project's CI VMs among them, since 2026-12) fault `int 0x80` from
+  // 64-bit code with SIGSEGV before any system call is made: there the call
+  // cannot run at all, filter or not, and the kill cannot be observed.
+  const Run bare = unconfined_probe({"int80-getpid"});
+  if (bare.signal == SIGSEGV) {
+    MESSAGE("this host faults `int 0x80` from 64-bit code (SIGSEGV) before the system call: the i386 entry is "
+            "unreachable, so the filter's kill of it cannot be observed here");
+    return;
+  }
+  CHECK_RUN(bare, 0, "OK\n");
+
   TempDir dir;
   const std::string allowed = allowlist(dir, "allow-getpid", "errno:EPERM", "getpid");
   CHECK_KILLED(probe(allowed, {"int80-getpid"}));
   CHECK_KILLED(probe(denylist(dir, "deny-ptrace", "ptrace"), {"int80-getpid"}));
-
-  SUBCASE("control: without a syscall filter the i386 getpid runs and returns a pid") {
-    // CONFIG_IA32_EMULATION=y here: the kernel runs it (the probe prints OK
-    // for a positive pid). What matters is that nothing kills it.
-    CHECK_RUN(unconfined_probe({"int80-getpid"}), 0, "OK\n");
-  }
 }
 
 TEST_CASE("seccomp: ioctl request == TIOCSTI is refused with the upper 32 bits set too") {

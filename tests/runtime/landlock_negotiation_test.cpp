@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <string>
 
+#include "kernel/landlock_rights_text.h"
 #include "kernel/landlock_uapi.h"
 #include "supervisor/landlock_negotiation.h"
 
@@ -117,4 +118,18 @@ TEST_CASE("landlock rights: every set per ABI and every floor comes from the one
   CHECK(landlock::right_name(landlock::RightKind::kScope, uint64_t(1) << 5) == nullptr);
   CHECK(std::string(kernel_for_landlock_abi(6)) == "6.12");
   CHECK(std::string(kernel_for_landlock_abi(landlock::kLatestAbi + 1)) == "a newer kernel");
+}
+
+// Rights by name in every report (show, explain, --dry-run, doctor, receipts):
+// the table's names, lowest bit first, an undescribed bit by its number.
+TEST_CASE("landlock rights text: names from the one table, never a mask") {
+  using landlock::RightKind;
+  CHECK(landlock::rights_list_text(kRead) == "read_file,read_dir");
+  CHECK(landlock::rights_list_text(0) == "none");
+  CHECK(landlock::rights_list_text(net::kConnectTcp | net::kBindTcp, RightKind::kNet) == "bind_tcp,connect_tcp");
+  CHECK(landlock::rights_list_text(fs::kExecute | (uint64_t(1) << 40)) == "execute,bit40");
+  CHECK(landlock::rights_names(scope::kSignal, RightKind::kScope) == std::vector<std::string>{"signal"});
+  CHECK(landlock::landlock_rights_text(kRead, 0, scope::kSignal) == "fs read_file,read_dir; net none; scopes signal");
+  const plan::LandlockControl control{plan::ControlDomain::kFileRead, 0, 1, kRead, 0, 0};
+  CHECK(control_rights_text(control) == "fs read_file,read_dir; net none; scopes none");
 }

@@ -5,6 +5,8 @@
 #include "plan/plan.h"
 #include "plan_fixture.h"
 
+#include <cctype>
+
 using namespace aasm;
 
 TEST_CASE("plan: encode then decode gives the same plan back") {
@@ -138,4 +140,22 @@ TEST_CASE("plan: per architecture, rule programs come first and the main program
   auto no_main = plan::decode_plan(plan::encode_plan(only_rules));
   REQUIRE_FALSE(no_main);
   CHECK(no_main.error().message.find("have no main program") != std::string::npos);
+}
+
+TEST_CASE("plan: the identity is sha256:HEX of the trailer; parse_digest_text takes either case, prefix or not") {
+  const std::vector<uint8_t> bytes = plan::encode_plan(test::sample_plan());
+  const std::string hex = to_hex(plan::plan_digest(bytes));
+  CHECK(plan::plan_identity(bytes) == "sha256:" + hex);
+  std::string upper = hex;
+  for (char& c : upper) c = char(std::toupper(static_cast<unsigned char>(c)));
+  for (const std::string& text : {hex, "sha256:" + hex, upper, "sha256:" + upper}) {
+    auto parsed = plan::parse_digest_text(text);
+    REQUIRE_MESSAGE(parsed, text);
+    CHECK(*parsed == plan::plan_digest(bytes));
+  }
+  for (const std::string& bad : {std::string(), hex.substr(1), hex + "0", "sha256:" + hex.substr(0, 63) + "g",
+                                 "SHA256:" + hex, "sha512:" + hex}) {
+    auto parsed = plan::parse_digest_text(bad);
+    CHECK_FALSE_MESSAGE(parsed, bad);
+  }
 }

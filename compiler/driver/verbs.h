@@ -1,0 +1,21 @@
+// The verbs of aasmc, one function each (driver/<verb>.cpp); driver/aasmc.cpp
+// dispatches on their names. Each returns the process's exit code.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace aasmc {
+
+using Args = std::vector<std::string>;
+
+int compile_verb(const Args& args);
+int explain_verb(const Args& args);
+int show_verb(const Args& args);
+int groups_verb(const Args& args);
+int digest_verb(const Args& args);
+int verify_verb(const Args& args);
+int diff_verb(const Args& args);
+int suggest_verb(const Args& args);  // driver/suggest.cpp
+
+}  // namespace aasmc
