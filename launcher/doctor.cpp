@@ -127,7 +127,8 @@ DoctorCheck cgroup_check(const cgroup::Host& host, const char* controller) {
   if (const cgroup::Hierarchy* v1 = host.v1_for(controller); v1 && v1->usable()) {
     c.detail = "cgroup v1 at " + v1->mount_point + ": groups can be made in the launcher's cgroup " + v1->own_dir +
                "; v1 migration cost: one group per hierarchy, and the command moves its own thread into each "
-               "(a write to tasks) before it starts (docs/cgroups.md#placing-the-command)";
+               "(a write to tasks) before it starts (docs/cgroups.md#placing-the-command); v2 would need none, but " +
+               cgroup::why_unavailable(host, controller, true, false);
     return c;
   }
   c.status = kMissing;

@@ -96,7 +96,7 @@ ALLOWED = {
     ("runtime/kernel/landlock_rights_text.cpp", "net"): "the label of Landlock's network rights (fs ...; net ...)",
     ("compiler/driver/show.cpp", "net"): "the key of Landlock's network rights in show --json",
     ("launcher/doctor.cpp", "net"): "the key of Landlock's network rights in doctor --json",
-    ("compiler/driver/aasmc.cpp", "syscall"): "the key syscall of a group's member (schemas/groups.schema.json)",
+    ("compiler/driver/inspect.cpp", "syscall"): "the key syscall of a group's member (schemas/groups.schema.json)",
     ("compiler/driver/suggest.cpp", "syscall"): "the receipt key syscall of a denial, read back (docs/receipts.md)",
     ("compiler/frontend/yaml_edit.cpp", "syscall"): "the key syscall: of a syscall rule, matched in the text",
 }

@@ -71,8 +71,11 @@ class Printer {
         o["relation"] = is_broader(other, from) ? "narrows" : "overrules";
         others.push_back(o);
       }
-    const std::string before = out_.str();
-    (*origins_)[size_t(std::count(before.begin(), before.end(), '\n'))] = {{"from", origin_json(from)}, {"others", others}};
+    // The line's number: the newlines written so far, counted from where the last count stopped.
+    const std::string_view written = out_.view();
+    lines_ += size_t(std::count(written.begin() + long(counted_), written.end(), '\n'));
+    counted_ = written.size();
+    (*origins_)[lines_] = {{"from", origin_json(from)}, {"others", others}};
     out_ << text << "\n";
   }
 
@@ -240,6 +243,7 @@ class Printer {
   const llvm::SourceMgr* sources_;
   std::map<size_t, nlohmann::ordered_json>* origins_;
   std::ostringstream out_;
+  size_t counted_ = 0, lines_ = 0;  // record(): out_'s newlines before counted_
 };
 
 }  // namespace

@@ -13,6 +13,9 @@
                                                             that is no plan)
   aasm-launch doctor --json  schemas/doctor.schema.json
 
+and `--version` of both programs, doctor's version and every plan's
+compiler.version against meson.build's project version.
+
 Each report is also produced twice and must be the same bytes (deterministic),
 and no report writes Landlock rights as a mask: rights are names.
 
@@ -33,6 +36,7 @@ AASMC = os.environ["AASMC"]
 LAUNCH = os.environ["AASM_LAUNCH"]
 failures = []
 checked = {}
+compiled_versions = set()
 
 
 def schema(name):
@@ -86,6 +90,8 @@ def main():
             check("explain", [AASMC, "explain", policy, "--json"])
             # A plan a launch refuses here is still a report: 125 with the verdict.
             dry = check("dry-run", [LAUNCH, "--dry-run", "--json", plan], codes=(0, 125), deterministic=False)
+            if shown:
+                compiled_versions.update(m["value"] for m in shown["meta"] if m["key"] == "compiler.version")
             if shown and dry and dry["plan_sha256"] != shown["sha256"]:
                 failures.append(f"{policy}: --dry-run's plan_sha256 is not show's sha256")
         not_a_plan = os.path.join(work, "not-a-plan")
@@ -104,6 +110,18 @@ def main():
         code = subprocess.run([LAUNCH, "doctor", "--json"], capture_output=True).returncode
         if code != (0 if doctor["complete"] else 1):
             failures.append(f"doctor exits {code} with complete={doctor['complete']}")
+    # --version: both programs print meson.build's project version, which
+    # doctor reports and every plan records as compiler.version.
+    with open(os.path.join(ROOT, "meson.build")) as f:
+        version = re.search(r"version\s*:\s*'([^']+)'", f.read()).group(1)
+    for program, name in ((AASMC, "aasmc"), (LAUNCH, "aasm-launch")):
+        printed = run([program, "--version"], (0,))
+        if printed != f"{name} {version}\n":
+            failures.append(f"{name} --version printed {printed!r}, not {name} {version}")
+    if doctor is not None and doctor["version"] != version:
+        failures.append(f"doctor's version {doctor['version']} is not meson.build's {version}")
+    if compiled_versions != {version}:
+        failures.append(f"plans record compiler.version {compiled_versions}, not meson.build's {version}")
     for kind in VALIDATORS:
         if not checked.get(kind):
             failures.append(f"no {kind} report was checked")
