@@ -100,6 +100,8 @@ ALLOWED = {
     ("compiler/driver/show.cpp", "net"): "the key of Landlock's network rights in show --json",
     ("launcher/doctor.cpp", "net"): "the key of Landlock's network rights in doctor --json",
     ("compiler/driver/inspect.cpp", "syscall"): "the key syscall of a group's member (schemas/groups.schema.json)",
+    ("compiler/driver/suggest.cpp", "syscall"): "the receipt key syscall of a denial, read back (docs/receipts.md)",
+    ("compiler/frontend/yaml_edit.cpp", "syscall"): "the key syscall: of a syscall rule, matched in the text",
 }
 
 

@@ -24,6 +24,7 @@ constexpr std::pair<std::string_view, Verb> kVerbs[] = {
     {"digest", aasmc::digest_verb},
     {"verify", aasmc::verify_verb},
     {"diff", aasmc::diff_verb},
+    {"suggest", aasmc::suggest_verb},
     {"groups", aasmc::groups_verb},
     {"receipt", aasmc::receipt_verb},
 };

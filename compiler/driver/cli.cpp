@@ -28,6 +28,7 @@ constexpr const char* kUsage =
     "       aasmc verify PLAN POLICY.yaml... [--arch x86_64,aarch64] [--json]\n"
     "                    [--diagnostics-format=text|json|sarif]\n"
     "       aasmc diff OLD NEW [--json] [--fail-on-widening]   (each a plan, or policies joined by ',')\n"
+    "       aasmc suggest RECEIPT POLICY.yaml...\n"
     "       aasmc groups [--json]\n"
     "       aasmc receipt verify RECEIPT [--json]\n"
     "       aasmc --version\n";

@@ -19,5 +19,6 @@ int diff_verb(const Args& args);
 // `aasmc receipt verify RECEIPT [--json]`: 0 the seal and every rule hold,
 // 1 one does not or the file is no receipt, 2 usage (driver/receipt_verify.cpp).
 int receipt_verb(const Args& args);
+int suggest_verb(const Args& args);  // driver/suggest.cpp
 
 }  // namespace aasmc

@@ -261,7 +261,9 @@ void render_text(llvm::ArrayRef<Diagnostic> diagnostics, const llvm::SourceMgr& 
         sources.PrintMessage(out, d.rendered);
         break;
       case Diagnostic::Origin::kFile:
-        llvm::WithColor::error(out, d.file + ":1:1") << d.message << suffix << "\n";
+        (d.severity == Severity::kWarning ? llvm::WithColor::warning(out, d.file + ":1:1")
+                                          : llvm::WithColor::error(out, d.file + ":1:1"))
+            << d.message << suffix << "\n";
         break;
       case Diagnostic::Origin::kGlobal:
         llvm::WithColor::error(out, "aasmc") << d.message << suffix << "\n";

@@ -85,6 +85,12 @@ void Diagnostics::file_error(const std::string& path, const std::string& message
   add(std::move(d));
 }
 
+void Diagnostics::file_warning(const std::string& path, const std::string& message, const char* id) {
+  file_error(path, message, id);
+  diagnostics_.back().severity = Severity::kWarning;
+  --errors_;
+}
+
 void Diagnostics::global_error(const std::string& message, const char* id) {
   Diagnostic d;
   d.origin = Diagnostic::Origin::kGlobal;

@@ -70,6 +70,8 @@ class Diagnostics {
   void note(llvm::SMLoc at, const std::string& message);
   // For a file that could not be read: there is no buffer to point into.
   void file_error(const std::string& path, const std::string& message, const char* id);
+  // A warning about such a file as a whole (a record of `aasmc suggest`'s input).
+  void file_warning(const std::string& path, const std::string& message, const char* id);
   // Not tied to a file (a whole-cascade or lowering fault).
   void global_error(const std::string& message, const char* id);
 

@@ -149,6 +149,30 @@ std::string resolve(pid_t tid, const uint64_t args[6], int dirfd_arg, int path_a
   return base + path;
 }
 
+// Whether the tracee sees our mounts (not beneath a filesystem view).
+bool same_mounts(pid_t tid) {
+  struct stat mine, theirs;
+  const std::string at = "/proc/" + std::to_string(tid) + "/ns/mnt";
+  return ::stat("/proc/self/ns/mnt", &mine) == 0 && ::stat(at.c_str(), &theirs) == 0 && mine.st_ino == theirs.st_ino &&
+         mine.st_dev == theirs.st_dev;
+}
+
+// Landlock checks the file a path resolves to, so the rule that allows it
+// must name the symlinks' target, not the link (/usr/share/locale/
+// locale.alias is /etc/locale.alias on Debian; /usr/bin/cc leads to the
+// compiler through /etc/alternatives): the directories resolved, and the
+// last component too where the call follows it. Only where the tracee
+// shares our mounts, and never beneath /proc (its self is not the tracee's).
+std::string real_path(pid_t tid, const std::string& path, bool follow_last) {
+  if (path.size() < 2 || path[0] != '/' || path.rfind("/proc/", 0) == 0 || !same_mounts(tid)) return path;
+  char buffer[PATH_MAX];
+  if (follow_last && ::realpath(path.c_str(), buffer)) return buffer;
+  const size_t slash = path.find_last_of('/');
+  if (!::realpath(slash == 0 ? "/" : path.substr(0, slash).c_str(), buffer)) return path;
+  const std::string parent = buffer;
+  return (parent == "/" ? "" : parent) + path.substr(slash);
+}
+
 // The type of what `path` names for the caller, seen through its root;
 // nothing when it does not exist.
 std::optional<mode_t> type_for(pid_t tid, const std::string& path) {
@@ -264,6 +288,9 @@ std::optional<denials::Denial> landlock_denial(pid_t tid, const TracedCall& row,
   }
   d.rights &= ruleset.handled_fs;
   if (!d.rights) return std::nullopt;
+  const bool follows = row.shape == Shape::kOpen || row.shape == Shape::kOpenHow || row.shape == Shape::kTruncate ||
+                       row.shape == Shape::kExecute;
+  if (row.shape != Shape::kTruncateFd && row.shape != Shape::kIoctl) d.path = real_path(tid, d.path, follows);
   return d;
 }
 

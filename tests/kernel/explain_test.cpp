@@ -7,7 +7,13 @@
 //
 // Safety: paths in the test's temp dirs, TCP on 127.0.0.1 only, abstract
 // socket names and signalled pids the test owns.
+#include <dirent.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <fstream>
+#include <iterator>
 
 #include "fixtures.h"
 #include "harness.h"
@@ -136,4 +142,87 @@ TEST_CASE("explain: without --explain nothing is traced or listed") {
   const Run r = probe(t.plan(), {"read", t.secret + "/file"});
   CHECK_RUN(r, 1, "EACCES\n");
   CHECK_FALSE(contains(r.err, "-> EACCES"));  // no denial listed: only the note that they are unseen
+}
+
+// Landlock checks the file a symlink leads to: the record names the target,
+// the path a rule must grant (a rule on the link's path would be beneath a
+// granted tree already, and the report could name no edit).
+TEST_CASE("explain: a read through a symlink is recorded at the symlink's target") {
+  Trees t;
+  REQUIRE(::symlink((t.secret + "/file").c_str(), (t.in + "/link").c_str()) == 0);
+  check_explained(explain(t.plan(), {"read", t.in + "/link"}), "EACCES", line_for("read_file", t.secret + "/file", "EACCES"));
+
+  SUBCASE("control: where the plan allows the target the read through the link succeeds") {
+    check_nothing_explained(explain(t.open_plan(), {"read", t.in + "/link"}));
+  }
+}
+
+// The observation never allows, with the tracer as the observer: a refused
+// open stops at the tracer's seccomp stop; with the supervisor stopped it
+// waits there, and with the supervisor killed the kernel kills the traced
+// command (PTRACE_O_EXITKILL), so the open never completes. The file is
+// never made (Landlock refuses it whatever the tracer does).
+TEST_CASE("explain: killing the supervisor while a refused call waits at the tracer's stop never lets it through") {
+  Trees t;
+  const std::string marker = t.secret + "/made-while-traced";
+  const std::string go = t.dir / "go";
+  // Builtins only until `go` exists (stat is not traced), then the open.
+  const std::string script = "until [ -e " + go + " ]; do :; done; : > " + marker;
+  const auto start = [&](const std::string& plan) {
+    const pid_t launcher = ::fork();
+    REQUIRE(launcher >= 0);
+    if (launcher == 0) {
+      const std::string launch = binary("AASM_LAUNCH");
+      const char* argv[] = {launch.c_str(), "--explain", plan.c_str(), "--", "/bin/sh", "-c", script.c_str(), nullptr};
+      ::execve(argv[0], const_cast<char**>(argv), environ);
+      _exit(127);
+    }
+    return launcher;
+  };
+  // A /proc file, "" when its process is gone meanwhile.
+  const auto proc_text = [](const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  // The shell's pid (its command line is /bin/sh -c SCRIPT) and its state letter.
+  const auto shell = [&]() -> std::pair<pid_t, char> {
+    DIR* proc = ::opendir("/proc");
+    std::pair<pid_t, char> found{-1, '?'};
+    while (dirent* entry = proc ? ::readdir(proc) : nullptr) {
+      const pid_t pid = pid_t(std::atol(entry->d_name));
+      if (pid <= 0) continue;
+      const std::string cmdline = proc_text("/proc/" + std::string(entry->d_name) + "/cmdline");
+      if (cmdline.rfind(std::string("/bin/sh\0-c\0", 11) + script, 0) != 0) continue;
+      const std::string stat = proc_text("/proc/" + std::string(entry->d_name) + "/stat");
+      const size_t paren = stat.rfind(')');
+      found = {pid, paren != std::string::npos && paren + 2 < stat.size() ? stat[paren + 2] : '?'};
+    }
+    if (proc) ::closedir(proc);
+    return found;
+  };
+
+  const pid_t launcher = start(t.plan());
+  pid_t traced = -1;
+  for (int i = 0; i < 500 && traced < 0; ++i, sleep_ms(10)) traced = shell().first;  // looping on `go`
+  REQUIRE(traced > 0);
+  REQUIRE(::kill(launcher, SIGSTOP) == 0);
+  write_file(go, "");
+  char state = '?';
+  for (int i = 0; i < 500 && state != 't'; ++i, sleep_ms(10)) state = shell().second;
+  CHECK(state == 't');  // stopped at the open, for a tracer that does not come
+  CHECK_FALSE(exists(marker));
+  REQUIRE(::kill(launcher, SIGKILL) == 0);
+  int status = 0;
+  REQUIRE(::waitpid(launcher, &status, 0) == launcher);
+  for (int i = 0; i < 500 && ::kill(traced, 0) == 0; ++i) sleep_ms(10);
+  CHECK(::kill(traced, 0) != 0);
+  CHECK_FALSE(exists(marker));
+
+  SUBCASE("control: under a plan that allows the write the same command makes the file") {
+    const pid_t allowed = start(t.open_plan());
+    REQUIRE(::waitpid(allowed, &status, 0) == allowed);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+    CHECK(exists(marker));
+  }
 }

@@ -1,0 +1,87 @@
+// `aasmc suggest` as a user runs it (docs/cli.md#aasmc-suggest): its exit
+// codes, what it prints where, and that it never writes a policy file. The
+// edits themselves are yaml_edit_test.cpp's; the loop from a deny-all start
+// under the real kernel is tests/kernel/suggest_loop_test.cpp.
+#include "harness.h"
+
+namespace aasm::ktest {
+namespace {
+
+const std::string kPolicy =
+    "apiVersion: aasm.dev/v1\nkind: Policy\nmetadata: {name: mine, tier: agent}\n"
+    "spec:\n  filesystem:\n    read: {allow: [\"/usr\"]}   # keep me\n  syscalls:\n    deny: [ptrace]\n";
+
+std::string entry(const std::string& edits, const std::string& note = "") {
+  return R"({"layer": "landlock_fs", "syscall": "", "rights": ["read_file"], "path": "${HOME}/.ssh/id_rsa", "port": 0,
+             "count": 1, "edits": [)" + edits + R"(], "note": ")" + note + "\"}";
+}
+const std::string kReadEdit =
+    R"({"document": "mine", "file": "mine.yaml", "list": "filesystem.read.allow", "op": "add", "item": "${HOME}/.ssh/id_rsa", "line": 0, "col": 0, "widens": "${HOME}/.ssh"})";
+
+Run suggest(const TempDir& dir, const std::string& log, std::vector<std::string> policies = {"mine.yaml"}) {
+  write_file(dir / "r.json", log);
+  std::vector<std::string> argv = {binary("AASMC"), "suggest", "r.json"};
+  argv.insert(argv.end(), policies.begin(), policies.end());
+  return run(argv, dir.path());
+}
+
+}  // namespace
+
+TEST_CASE("suggest: a receipt's edit is a diff on stdout, its widening a warning and a comment; the file is untouched") {
+  TempDir dir;
+  write_file(dir / "mine.yaml", kPolicy);
+  const Run r = suggest(dir, R"({"denials": {"provenance": true, "dropped": 0, "unseen": [], "entries": [)" + entry(kReadEdit) + "]}}");
+  INFO("stderr: ", r.err);
+  CHECK(r.exit_code == 1);
+  CHECK(r.out ==
+        "--- mine.yaml\n+++ mine.yaml\n@@ -3,6 +3,7 @@\n metadata: {name: mine, tier: agent}\n spec:\n   filesystem:\n"
+        "+    # aasmc suggest: adding ${HOME}/.ssh/id_rsa widens ${HOME}/.ssh: review it before applying\n"
+        "-    read: {allow: [\"/usr\"]}   # keep me\n"
+        "+    read: {allow: [\"/usr\", \"${HOME}/.ssh/id_rsa\"]}   # keep me\n"
+        "   syscalls:\n     deny: [ptrace]\n");
+  CHECK(contains(r.err, "mine.yaml:6:11: warning: adding ${HOME}/.ssh/id_rsa widens ${HOME}/.ssh: review it before applying [AASM0121]"));
+  CHECK(read_file(dir / "mine.yaml") == kPolicy);
+
+  SUBCASE("a denial log (the section, or its entries) is read the same") {
+    CHECK(suggest(dir, R"({"entries": [)" + entry(kReadEdit) + "]}").out == r.out);
+    CHECK(suggest(dir, "[" + entry(kReadEdit) + "]").out == r.out);
+  }
+}
+
+TEST_CASE("suggest: nothing to suggest exits 0; an entry without an edit is a warning with its note") {
+  TempDir dir;
+  write_file(dir / "mine.yaml", kPolicy);
+  const Run none = suggest(dir, "[" + entry("", "the witness did not resolve the path") + "]");
+  CHECK(none.exit_code == 0);
+  CHECK(none.out.empty());
+  CHECK(contains(none.err, "r.json:1:1: warning: read_file ${HOME}/.ssh/id_rsa: no edit: the witness did not resolve the path [AASM0125]"));
+  const std::string done = R"({"document": "mine", "file": "mine.yaml", "list": "filesystem.read.allow", "op": "add", "item": "/usr", "line": 0, "col": 0, "widens": ""})";
+  CHECK_RUN(suggest(dir, "[" + entry(done) + "]"), 0, "");  // already granted
+}
+
+TEST_CASE("suggest: an input it cannot use exits 3 and prints no diff") {
+  TempDir dir;
+  write_file(dir / "mine.yaml", kPolicy);
+  SUBCASE("not JSON") {
+    const Run r = suggest(dir, "not json");
+    CHECK_RUN(r, 3, "");
+    CHECK(contains(r.err, "r.json:1:1: error: not JSON: expected a receipt (aasm-launch --receipt) or a denial log [AASM0120]"));
+  }
+  SUBCASE("an edit for a document no file given holds") {
+    const Run r = suggest(dir, "[" + entry(R"({"document": "org", "file": "org.yaml", "list": "syscalls.allow", "op": "add", "item": "read", "line": 0, "col": 0, "widens": ""})") + "]");
+    CHECK_RUN(r, 3, "");
+    CHECK(contains(r.err, "which no policy file given holds: name that file too [AASM0122]"));
+  }
+  SUBCASE("a line:col the file no longer has there (changed since the plan was compiled)") {
+    const Run r = suggest(dir, "[" + entry(R"({"document": "mine", "file": "mine.yaml", "list": "syscalls.deny", "op": "remove", "item": "ptrace", "line": 8, "col": 3, "widens": ""})") + "]");
+    CHECK_RUN(r, 3, "");
+    CHECK(contains(r.err, "mine.yaml:8:3: error: syscalls.deny: no scalar starts here: was the file changed since the plan was compiled? [AASM0123]"));
+  }
+  SUBCASE("a policy with errors") {
+    write_file(dir / "mine.yaml", "apiVersion: aasm.dev/v1\nkind: Nope\n");
+    CHECK_RUN(suggest(dir, "[]"), 3, "");
+  }
+  CHECK(run({binary("AASMC"), "suggest", "r.json"}, dir.path()).exit_code == 2);
+}
+
+}  // namespace aasm::ktest
