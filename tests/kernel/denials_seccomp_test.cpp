@@ -62,7 +62,8 @@ std::vector<nlohmann::json> seccomp_entries(const TempDir& dir) { return denial_
 // errno (empty: killed), how it was seen, its count.
 bool recorded(const TempDir& dir, const std::string& syscall, const std::string& error, const std::string& witness) {
   const std::vector<nlohmann::json> entries = seccomp_entries(dir);
-  INFO("denials: ", receipt_denials(dir).dump());
+  const std::string denials_text = receipt_denials(dir).dump();  // not inside INFO: it asserts (suggest_loop_test.cpp)
+  INFO("denials: ", denials_text);
   return entries.size() == 1 && entries[0].at("syscall") == syscall && entries[0].at("errno") == error &&
          entries[0].at("witness") == witness && entries[0].at("count") == 1;
 }

@@ -85,7 +85,11 @@ int converge(const Workspace& w, uid_t uid, const std::vector<std::string>& comm
              void (*reset)(const Workspace&)) {
   const std::string policy = w.pol + "/policy.yaml";
   for (int round = 1; round <= kMaxRounds; ++round) {
-    INFO("round ", round, "; policy:\n", read_file(policy));
+    // INFO evaluates its arguments when a check fails, inside doctest's walk
+    // of the contexts: a call there that asserts (read_file) adds a context
+    // during the walk and crashes it. Read first.
+    const std::string policy_text = read_file(policy);
+    INFO("round ", round, "; policy:\n", policy_text);
     const Run compiled = run({binary("AASMC"), "compile", "--arch", "x86_64", "policy.yaml", "-o", "plan.bin"}, w.pol);
     INFO("aasmc compile: ", compiled.err);
     REQUIRE(compiled.exit_code == 0);
