@@ -416,11 +416,10 @@ int launch(const LaunchRequest& request) {
   Preparation preparation = prepare(request, probe_host(), Exit::kLaunch);
   LaunchReport& launch_report = preparation.report;
   // What the receipt keeps only counts and keyed digests of.
-  const auto withheld = [&] {
-    const Result<LaunchContext> context = current_launch_context();
+  const auto withheld = [&](const std::string& cwd) {
     const std::optional<plan::ProcessSettings>& process = preparation.prepared.plan.process;
     return Withheld{&*receipt_key, request.command, preparation.prepared.environment,
-                    process && process->environment_filtered, context ? context->cwd : ""};
+                    process && process->environment_filtered, cwd};
   };
   // A launch refused before the command started: its receipt says so, every
   // control not established.
@@ -431,7 +430,8 @@ int launch(const LaunchRequest& request) {
     complete(launch_report, 0);
     timeline.cleanup = now_ms();
     const RunEnd end{outcome::kNotStarted, 0, code, {}, "complete: nothing was started", timeline};
-    Status written = receipt->commit(render_receipt(build_receipt(launch_report, end, withheld())));
+    const Result<LaunchContext> context = current_launch_context();
+    Status written = receipt->commit(render_receipt(build_receipt(launch_report, end, withheld(context ? context->cwd : ""))));
     if (!written) std::fprintf(stderr, "aasm-launch: error: %s\n", written.error().message.c_str());
     return code;
   };
@@ -659,7 +659,7 @@ int launch(const LaunchRequest& request) {
     timeline.cleanup = now_ms();
     const RunEnd end{outcome, signal, code, run_report.events, run_report.cleanup, timeline};
     Status written = receipt->commit(render_receipt(build_receipt(
-        launch_report, end, withheld(),
+        launch_report, end, withheld(context.cwd),
         receipt_denials(denial_log, prepared->plan, context, launch_report.denials_unseen))));
     if (!written) {
       std::fprintf(stderr, "aasm-launch: error: %s\n", written.error().message.c_str());
