@@ -30,18 +30,6 @@ const char* const kPartial = control_level_name(ControlLevel::kPartial);
 constexpr const char* kMissing = "missing";
 constexpr const char* kInfo = "info";
 
-// The filter return actions plans and the launcher use, by the kernel's names.
-struct SeccompAction {
-  const char* name;
-  uint32_t action;
-};
-constexpr SeccompAction kSeccompActions[] = {
-    {"kill_process", SECCOMP_RET_KILL_PROCESS}, {"kill_thread", SECCOMP_RET_KILL_THREAD},
-    {"trap", SECCOMP_RET_TRAP},                 {"errno", SECCOMP_RET_ERRNO},
-    {"user_notif", SECCOMP_RET_USER_NOTIF},     {"trace", SECCOMP_RET_TRACE},
-    {"log", SECCOMP_RET_LOG},                   {"allow", SECCOMP_RET_ALLOW},
-};
-
 std::string join(const std::vector<std::string>& items, const char* separator) {
   std::string out;
   for (const std::string& item : items) out += (out.empty() ? "" : separator) + item;
@@ -96,7 +84,7 @@ DoctorCheck seccomp_check() {
     return c;
   }
   std::vector<std::string> have, lack;
-  for (const SeccompAction& a : kSeccompActions) (seccomp::action_available(a.action) ? have : lack).push_back(a.name);
+  for (const seccomp::ActionName& a : seccomp::kActionNames) (seccomp::action_available(a.action) ? have : lack).push_back(a.name);
   c.detail = "filters available; actions: " + (have.empty() ? std::string("none answer") : join(have, ","));
   if (!lack.empty()) {
     c.status = kPartial;
@@ -195,7 +183,7 @@ void print_json(const Host& host, const std::vector<DoctorCheck>& checks, uint64
   w.key("scopes").strings(landlock::rights_names(landlock::scopes_for_abi(abi), landlock::RightKind::kScope));
   w.key("missing").strings(missing_rights(abi)).end_object();
   w.key("seccomp_actions").begin_object();
-  for (const SeccompAction& a : kSeccompActions) w.key(a.name).value(seccomp::action_available(a.action));
+  for (const seccomp::ActionName& a : seccomp::kActionNames) w.key(a.name).value(seccomp::action_available(a.action));
   w.end_object();
   w.key("capabilities_held").strings(capability_names(held));
   w.key("checks").begin_array();

@@ -22,14 +22,18 @@
 namespace aasm {
 namespace {
 
+// The filter actions the dry run reports available or not (by seccomp::kActionNames' names).
+constexpr uint32_t kDryRunActions[] = {SECCOMP_RET_KILL_PROCESS, SECCOMP_RET_ERRNO, SECCOMP_RET_LOG};
+
 void print_host(const Host& host) {
   const int abi = host.landlock.abi;
-  std::printf("host: Linux %s %s; Landlock ABI %d%s; seccomp filters %s (kill_process %s, errno %s, log %s)\n",
-              host.kernel_release.c_str(), host.machine.c_str(), abi, abi ? "" : " (none)",
-              ::prctl(PR_GET_SECCOMP) >= 0 ? "available" : "unavailable",
-              seccomp::action_available(SECCOMP_RET_KILL_PROCESS) ? "yes" : "no",
-              seccomp::action_available(SECCOMP_RET_ERRNO) ? "yes" : "no",
-              seccomp::action_available(SECCOMP_RET_LOG) ? "yes" : "no");
+  std::string actions;  // "kill_process yes, errno yes, log yes"
+  for (const uint32_t action : kDryRunActions)
+    actions += std::string(actions.empty() ? "" : ", ") + seccomp::action_name(action) +
+               (seccomp::action_available(action) ? " yes" : " no");
+  std::printf("host: Linux %s %s; Landlock ABI %d%s; seccomp filters %s (%s)\n", host.kernel_release.c_str(),
+              host.machine.c_str(), abi, abi ? "" : " (none)", ::prctl(PR_GET_SECCOMP) >= 0 ? "available" : "unavailable",
+              actions.c_str());
 }
 
 void print_controls(const LaunchReport& report, const plan::Plan& plan) {
@@ -144,9 +148,7 @@ void write_host(json::Writer& w, const Host& host) {
   w.key("kernel_release").value(host.kernel_release).key("architecture").value(host.machine);
   w.key("landlock_abi").value(host.landlock.abi).key("seccomp_filters").value(::prctl(PR_GET_SECCOMP) >= 0);
   w.key("seccomp_actions").begin_object();
-  w.key("kill_process").value(seccomp::action_available(SECCOMP_RET_KILL_PROCESS));
-  w.key("errno").value(seccomp::action_available(SECCOMP_RET_ERRNO));
-  w.key("log").value(seccomp::action_available(SECCOMP_RET_LOG));
+  for (const uint32_t action : kDryRunActions) w.key(seccomp::action_name(action)).value(seccomp::action_available(action));
   w.end_object().end_object();
 }
 
