@@ -357,6 +357,16 @@ void with_provenance(Prepared& prepared) {
   if (auto full = plan::decode_plan(prepared.plan_bytes)) prepared.plan.provenance = std::move(full->provenance);
 }
 
+// The calls the main program keeps answering with its own errno
+// (Prepared::errno_kept), by name.
+std::string errno_kept_unseen(const Prepared& prepared) {
+  std::string names;
+  for (const int32_t nr : prepared.errno_kept) names += (names.empty() ? "" : ", ") + denials::call_name(prepared.plan, nr);
+  return "seccomp: " + names + " refused with an errno: answered by the kernel alone and not recorded (the main "
+         "program and an argument rule may both refuse them with an errno, and handing them to the listener would let "
+         "the rule's errno replace the main program's)";
+}
+
 // A command its filter killed (SIGSYS): the call from the kernel's record
 // of the kill where this launcher can read one, else only that it happened.
 void record_kill(int kernel_log, pid_t command, denials::Log& log) {
@@ -618,13 +628,15 @@ int launch(const LaunchRequest& request) {
     std::fprintf(stderr, "aasm-launch: error: cleanup incomplete: %s\n", run_report.cleanup.c_str());
     if (code == 0) code = exit_code::kLauncherError;
   }
-  if (!denial_log.empty() || receipt) with_provenance(*prepared);
-  const Result<LaunchContext> found_context = current_launch_context();
-  const LaunchContext context = found_context ? *found_context : LaunchContext{};
   // A command that failed on its own may have met a denial nobody saw; a run
   // the supervisor ended, or a child that never started, says why already.
   const bool failed_on_its_own =
       code != 0 && supervised.ending == Ending::kExited && ChildStage(report->stage.load()) == ChildStage::kNone;
+  const bool unseen_named = !prepared->errno_kept.empty() && failed_on_its_own && request.denials == denials::Detail::kFull;
+  if (!denial_log.empty() || receipt || unseen_named) with_provenance(*prepared);
+  if (!prepared->errno_kept.empty()) launch_report.denials_unseen.push_back(errno_kept_unseen(*prepared));
+  const Result<LaunchContext> found_context = current_launch_context();
+  const LaunchContext context = found_context ? *found_context : LaunchContext{};
   std::fputs(denials::render_report(denial_log, prepared->plan, context, launch_report.denials_unseen, failed_on_its_own,
                                     request.denials)
                  .c_str(),

@@ -381,10 +381,15 @@ Status prepare_listener(Preparation& p, const Inputs&) {
         "seccomp: calls refused with an errno by an argument rule (spec.syscalls rules, the safe defaults) are "
         "answered by the kernel alone, in filters installed before the listener's, and not recorded");
   const bool connect = prepared.connect_answers.has_value();
-  std::string conflict = rewrite_conflict(main, rules, connect);
+  std::string conflict = rewrite_conflict(main, connect);
   std::optional<seccomp::PreparedFilter> observing;
-  if (conflict.empty()) observing = seccomp::with_errno_answers_notified(main, connect ? std::optional<int>(SYS_connect) : std::nullopt);
+  if (conflict.empty()) {
+    prepared.errno_kept = shared_errno_numbers(main, rules);
+    observing = seccomp::with_errno_answers_notified(main, connect ? std::optional<int>(SYS_connect) : std::nullopt,
+                                                     prepared.errno_kept);
+  }
   if (!observing) {
+    prepared.errno_kept.clear();
     if (conflict.empty()) conflict = "the main program cannot be rewritten in place";
     p.report.denials_unseen.push_back("seccomp: calls refused with an errno are answered by the kernel alone and not "
                                       "recorded (" + conflict + ")");

@@ -53,6 +53,10 @@ struct Prepared {
   // holds the listener), and the report's denials_unseen says why.
   std::optional<plan::SeccompProgram> observed;
   std::optional<seccomp::PreparedFilter> observing;
+  // Calls `observing` leaves answered with the main program's own errno
+  // (shared_errno_numbers): named in the report's denials_unseen at the end,
+  // where the plan's call names are decoded.
+  std::vector<int32_t> errno_kept;
   bool futex_allowed = false;  // by every filter, whatever its arguments: the hand-over may wake with it
   std::optional<mount_view::Prepared> view;       // the filesystem view's steps, built in the child
   // Rules for the view's own filesystems, opened in the child after the

@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstddef>
 #include <cstring>
@@ -37,18 +38,67 @@ PreparedFilter notifier_for(uint32_t audit_arch, int syscall_nr) {
   return filter;
 }
 
+namespace {
+
+// More kept numbers than this and the first test's jump past them would
+// not fit its 8 bits.
+constexpr size_t kMaxKept = 250;
+
+// What an errno return `answer` of the program becomes where some numbers
+// keep it: the errno for `kept` of `audit_arch` (and for any other
+// architecture, which the program's header kills before it answers
+// anything), a notification for every other number. Loads of arch and nr
+// and constant jumps only.
+std::vector<sock_filter> errno_or_notify(uint32_t audit_arch, std::span<const int32_t> kept, uint32_t answer) {
+  const size_t n = kept.size();
+  std::vector<sock_filter> test = {
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, audit_arch, 0, uint8_t(n + 2)),
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
+  };
+  for (size_t i = 0; i < n; ++i) test.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, uint32_t(kept[i]), uint8_t(n - i), 0));
+  test.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF));
+  test.push_back(BPF_STMT(BPF_RET | BPF_K, answer));
+  return test;
+}
+
+bool is_errno_return(const plan::BpfInstruction& insn) {
+  return BPF_CLASS(insn.code) == BPF_RET && (insn.k & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_ERRNO;
+}
+
+}  // namespace
+
 std::optional<PreparedFilter> with_errno_answers_notified(const plan::SeccompProgram& program,
-                                                          std::optional<int> notify_nr) {
+                                                          std::optional<int> notify_nr,
+                                                          std::span<const int32_t> kept_errno) {
+  if (kept_errno.size() > kMaxKept) return std::nullopt;
   PreparedFilter filter;
   if (notify_nr) filter.instructions = notify_one(program.audit_arch, *notify_nr);
-  if (filter.instructions.size() + program.instructions.size() > BPF_MAXINSNS) return std::nullopt;
+  // Where numbers keep their errno, one test per distinct answer after the
+  // program, each errno return a forward jump to its answer's test.
+  std::vector<std::pair<uint32_t, size_t>> tests;  // answer, offset after the program
+  std::vector<sock_filter> tail;
+  if (!kept_errno.empty())
+    for (const plan::BpfInstruction& insn : program.instructions)
+      if (is_errno_return(insn) && std::none_of(tests.begin(), tests.end(), [&](const auto& t) { return t.first == insn.k; })) {
+        tests.emplace_back(insn.k, tail.size());
+        const std::vector<sock_filter> test = errno_or_notify(program.audit_arch, kept_errno, insn.k);
+        tail.insert(tail.end(), test.begin(), test.end());
+      }
+  const size_t end = filter.instructions.size() + program.instructions.size();
+  if (end + tail.size() > BPF_MAXINSNS) return std::nullopt;
   for (const plan::BpfInstruction& insn : program.instructions) {
     sock_filter rewritten{insn.code, insn.jt, insn.jf, insn.k};
     if (BPF_CLASS(insn.code) == BPF_RET && BPF_RVAL(insn.code) != BPF_K) return std::nullopt;
-    if (BPF_CLASS(insn.code) == BPF_RET && (insn.k & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_ERRNO)
-      rewritten.k = SECCOMP_RET_USER_NOTIF;
+    if (is_errno_return(insn) && kept_errno.empty()) rewritten.k = SECCOMP_RET_USER_NOTIF;
+    if (is_errno_return(insn) && !kept_errno.empty()) {
+      const auto test = std::find_if(tests.begin(), tests.end(), [&](const auto& t) { return t.first == insn.k; });
+      const size_t here = filter.instructions.size();
+      rewritten = BPF_STMT(BPF_JMP | BPF_JA, uint32_t(end + test->second - here - 1));
+    }
     filter.instructions.push_back(rewritten);
   }
+  filter.instructions.insert(filter.instructions.end(), tail.begin(), tail.end());
   return filter;
 }
 

@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 
 #include "kernel/seccomp.h"
 
@@ -37,11 +38,16 @@ PreparedFilter notifier_for(uint32_t audit_arch, int syscall_nr);
 // and so every constant allow the kernel's action cache serves, is as
 // written. With `notify_nr`, that call of the program's architecture goes to
 // the listener first (notifier_for's test, prepended: the program's relative
-// jumps stay valid). nullopt when the program returns its accumulator (an
-// answer that cannot be rewritten in place) or would pass the kernel's
-// length limit.
+// jumps stay valid). The numbers of `kept_errno` (of the program's
+// architecture) keep their errno answers: each errno return becomes a jump
+// to a test appended after the program, which answers the errno for those
+// numbers and notifies for the others, so only the errno paths change.
+// nullopt when the program returns its accumulator (an answer that cannot be
+// rewritten in place), would pass the kernel's length limit, or keeps more
+// numbers than one test's 8-bit jumps reach.
 std::optional<PreparedFilter> with_errno_answers_notified(const plan::SeccompProgram& program,
-                                                          std::optional<int> notify_nr);
+                                                          std::optional<int> notify_nr,
+                                                          std::span<const int32_t> kept_errno = {});
 
 // Installs the filter with a new listener. Returns the listener descriptor
 // (close-on-exec) or -errno: EBUSY when a filter of an outer sandbox already

@@ -299,6 +299,13 @@ const char* witness_name(Witness witness) {
   return "unknown";
 }
 
+std::string call_name(const plan::Plan& plan, int number) {
+  if (plan.provenance)
+    for (const plan::ProvenanceCall& call : plan.provenance->calls)
+      if (call.number == number) return call.name;
+  return "call number " + std::to_string(number);
+}
+
 std::string PolicyLine::where() const {
   if (file.empty()) return "built in";
   return file + ":" + std::to_string(line) + ":" + std::to_string(column);

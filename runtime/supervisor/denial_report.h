@@ -50,6 +50,10 @@ struct Explanation {
   std::string note;                 // what the join could not establish, and why
 };
 
+// Native call `number` as the plan's call table (its provenance) names it;
+// "call number N" where the table does not have it, or the plan has none.
+std::string call_name(const plan::Plan& plan, int number);
+
 // `context`: the run's ${CWD} and ${HOME}, for matching paths to rule
 // templates and writing the edit's path as a template.
 Explanation explain(const Denial& denial, const plan::Plan& plan, const LaunchContext& context);

@@ -101,10 +101,11 @@ std::optional<std::vector<int32_t>> stretch_starts(const plan::SeccompProgram& p
   return std::vector<int32_t>(starts.begin(), starts.end());
 }
 
-// The first number of `rule` that it and `main` may both answer with an
-// errno, if any. The cheap test of the kernel's cache first: most numbers
-// one of them allows outright, and the walk of every path is what costs.
-std::optional<int32_t> errno_overlap(const plan::SeccompProgram& main, const plan::SeccompProgram& rule) {
+// Adds to `numbers` each number of `rule` that it and `main` may both
+// answer with an errno. The cheap test of the kernel's cache first: most
+// numbers one of them allows outright, and the walk of every path is what
+// costs.
+void add_errno_overlaps(const plan::SeccompProgram& main, const plan::SeccompProgram& rule, std::set<int32_t>& numbers) {
   std::optional<std::vector<int32_t>> starts = stretch_starts(rule);
   if (!starts) {
     starts.emplace();
@@ -118,27 +119,26 @@ std::optional<int32_t> errno_overlap(const plan::SeccompProgram& main, const pla
       if (!bpf::is_constant_allow(main.instructions, main.audit_arch, nr)) suspects.push_back(nr);
     if (suspects.empty() || !may_answer_errno(rule, first)) continue;
     for (const int32_t nr : suspects)
-      if (may_answer_errno(main, nr)) return nr;
+      if (may_answer_errno(main, nr)) numbers.insert(nr);
   }
-  return std::nullopt;
 }
 
 }  // namespace
 
-std::string rewrite_conflict(const plan::SeccompProgram& main, const std::vector<const plan::SeccompProgram*>& rules,
-                             bool connect) {
-  for (const plan::SeccompProgram* rule : rules)
-    if (const std::optional<int32_t> nr = errno_overlap(main, *rule))
-      return "system call " + std::to_string(*nr) +
-             " may be answered with an errno both by the main program and by an argument rule";
-  if (connect) {
-    const auto actions = bpf::possible_actions(main.instructions, main.audit_arch, SYS_connect);
-    const bool kills = !actions || std::any_of(actions->begin(), actions->end(), [](uint32_t a) {
-      return !lets_through(a) && (a & SECCOMP_RET_ACTION_FULL) != SECCOMP_RET_ERRNO;
-    });
-    if (kills) return "the main program may kill or trap connect(), which the supervisor answers first";
-  }
-  return "";
+std::vector<int32_t> shared_errno_numbers(const plan::SeccompProgram& main,
+                                          const std::vector<const plan::SeccompProgram*>& rules) {
+  std::set<int32_t> numbers;
+  for (const plan::SeccompProgram* rule : rules) add_errno_overlaps(main, *rule, numbers);
+  return std::vector<int32_t>(numbers.begin(), numbers.end());
+}
+
+std::string rewrite_conflict(const plan::SeccompProgram& main, bool connect) {
+  if (!connect) return "";
+  const auto actions = bpf::possible_actions(main.instructions, main.audit_arch, SYS_connect);
+  const bool kills = !actions || std::any_of(actions->begin(), actions->end(), [](uint32_t a) {
+    return !lets_through(a) && (a & SECCOMP_RET_ACTION_FULL) != SECCOMP_RET_ERRNO;
+  });
+  return kills ? "the main program may kill or trap connect(), which the supervisor answers first" : "";
 }
 
 void ListenerAnswers::answer_one(int listener, denials::Log* log) {

@@ -16,6 +16,7 @@
 
 #include <linux/seccomp.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -43,14 +44,19 @@ class ListenerAnswers {
   ConnectAnswers* connect_;
 };
 
-// Why `main` (the main program) cannot go in rewritten
-// (kernel/seccomp_notify.h) after `rules` (the programs installed before
-// it), or "" when it can: where the main program and a rule may both answer
-// a call with an errno, the kernel lets the main program's win (the newest
-// filter's, among equals) but would let the rule's beat a notification, so
-// the rewrite would change the answer. With `connect`, connect() goes to the
-// listener before the program runs, so the program may not kill or trap it.
-std::string rewrite_conflict(const plan::SeccompProgram& main, const std::vector<const plan::SeccompProgram*>& rules,
-                             bool connect);
+// The numbers `main` (the main program) must keep answering with its own
+// errno when it goes in rewritten (kernel/seccomp_notify.h) after `rules`
+// (the programs installed before it): those both it and a rule may answer
+// with an errno. Among equal actions the kernel lets the main program's win
+// (the newest filter's), but a rule's errno beats a notification, so
+// notifying them would change the answer. Sorted; the listener never sees
+// them (the launch report says so).
+std::vector<int32_t> shared_errno_numbers(const plan::SeccompProgram& main,
+                                          const std::vector<const plan::SeccompProgram*>& rules);
+
+// Why `main` cannot go in rewritten at all, or "" when it can: with
+// `connect`, connect() goes to the listener before the program runs, so the
+// program may not kill or trap it.
+std::string rewrite_conflict(const plan::SeccompProgram& main, bool connect);
 
 }  // namespace aasm

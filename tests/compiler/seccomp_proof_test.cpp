@@ -13,6 +13,7 @@
 #include <sys/syscall.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <set>
 
 #include "backend/seccomp_lowering.h"
@@ -179,8 +180,8 @@ std::vector<aasm::plan::BpfInstruction> as_plan(const aasm::seccomp::PreparedFil
   return program;
 }
 
-// The definition rewrite_conflict() decides by stretches of numbers: some
-// number below 1024 both the main program and a rule may answer with an
+// The definition shared_errno_numbers() decides by stretches of numbers:
+// the numbers below 1024 both the main program and a rule may answer with an
 // errno, every number tried by a walk of every path.
 bool may_answer_errno(const SeccompProgram& program, int32_t nr) {
   const auto actions = bpf::possible_actions(program.instructions, program.audit_arch, nr);
@@ -188,27 +189,35 @@ bool may_answer_errno(const SeccompProgram& program, int32_t nr) {
     return (a & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_ERRNO;
   });
 }
-bool errno_overlap_by_every_number(const SeccompProgram& main, const std::vector<const SeccompProgram*>& rules) {
+std::vector<int32_t> errno_overlap_by_every_number(const SeccompProgram& main,
+                                                   const std::vector<const SeccompProgram*>& rules) {
+  std::vector<int32_t> numbers;
   for (int32_t nr = 0; nr < 1024; ++nr)
-    for (const SeccompProgram* rule : rules)
-      if (may_answer_errno(*rule, nr) && may_answer_errno(main, nr)) return true;
-  return false;
+    if (may_answer_errno(main, nr) &&
+        std::any_of(rules.begin(), rules.end(), [nr](const SeccompProgram* rule) { return may_answer_errno(*rule, nr); }))
+      numbers.push_back(nr);
+  return numbers;
 }
 
 // The launcher installs the main program rewritten, its errno answers sent
-// to the supervisor's listener and connect() too (kernel/seccomp_notify.h):
-// every other answer is the program's own, so every call the kernel's cache
-// serves as written it still serves; and where the launcher may rewrite it
-// (no conflict with the rule programs before it), the answers are the ones
-// the listener's supervisor replays.
+// to the supervisor's listener and connect() too (kernel/seccomp_notify.h),
+// but for the numbers a rule program before it may also answer with an
+// errno, which keep the program's own errno: every other answer is the
+// program's own, so every call the kernel's cache serves as written it
+// still serves, and the answers are the ones the listener's supervisor
+// replays.
 void check_observed(const Target& target, const std::vector<const SeccompProgram*>& stack, bool shipped) {
   const SeccompProgram& main = *stack.back();
   const std::vector<const SeccompProgram*> rules(stack.begin(), stack.end() - 1);
   const std::optional<int> connect = syscall_number(target, "connect");
   REQUIRE(connect);
-  const auto rewritten = aasm::seccomp::with_errno_answers_notified(main, *connect);
-  REQUIRE(rewritten);
+  const std::vector<int32_t> kept = aasm::shared_errno_numbers(main, rules);
+  CHECK(kept == errno_overlap_by_every_number(main, rules));
+  const auto rewritten = aasm::seccomp::with_errno_answers_notified(main, *connect, kept);
+  const auto in_place = aasm::seccomp::with_errno_answers_notified(main, *connect);
+  REQUIRE((rewritten && in_place));
   const std::vector<aasm::plan::BpfInstruction> observed = as_plan(*rewritten);
+  const std::vector<aasm::plan::BpfInstruction> observed_in_place = as_plan(*in_place);
   for (int32_t nr : numbers_to_try(target)) {
     bpf::SeccompData data;
     data.nr = nr;
@@ -216,15 +225,18 @@ void check_observed(const Target& target, const std::vector<const SeccompProgram
     const auto original = bpf::run(main.instructions, data);
     const auto now = bpf::run(observed, data);
     REQUIRE((original && now));
+    const bool keeps = std::find(kept.begin(), kept.end(), nr) != kept.end();
     uint32_t want = original->action;
-    if ((want & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_ERRNO || nr == *connect) want = SECCOMP_RET_USER_NOTIF;
+    if (((want & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_ERRNO && !keeps) || nr == *connect) want = SECCOMP_RET_USER_NOTIF;
     CHECK_MESSAGE(now->action == want, nr);
     if (nr != *connect && bpf::is_constant_allow(main.instructions, target.audit_arch, nr))
       CHECK_MESSAGE(bpf::is_constant_allow(observed, target.audit_arch, nr), nr, " is no longer cacheable");
+    // The kept numbers' tests sit on errno paths only: an allowed call runs
+    // what it runs without them.
+    if (original->action == SECCOMP_RET_ALLOW)
+      CHECK_MESSAGE(now->executed == bpf::run(observed_in_place, data)->executed, nr);
   }
-  const std::string conflict = aasm::rewrite_conflict(main, rules, true);
-  const bool overlap_found = conflict.find("both by the main program") != std::string::npos;
-  CHECK_MESSAGE(overlap_found == errno_overlap_by_every_number(main, rules), conflict);
+  const std::string conflict = aasm::rewrite_conflict(main, true);
   if (!conflict.empty()) MESSAGE("not observed: ", conflict);
   if (shipped) CHECK_MESSAGE(conflict.empty(), "a shipped profile's errno answers would not be observed: ", conflict);
 }
@@ -257,10 +269,10 @@ TEST_CASE("seccomp lowering: every emitted program answers as the semantics say,
   }
 }
 
-// rewrite_conflict() tries one number per stretch between a rule's
+// shared_errno_numbers() tries one number per stretch between a rule's
 // constants: a range test must still find a number deep inside its range,
 // and arithmetic on the number must send it back to trying every number.
-TEST_CASE("rewrite_conflict finds an errno overlap inside a rule's range and behind arithmetic on the number") {
+TEST_CASE("shared_errno_numbers finds an errno overlap inside a rule's range and behind arithmetic on the number") {
   using aasm::plan::BpfInstruction;
   const uint32_t arch = aasm::kNativeAuditArch;
   const auto program = [arch](std::vector<BpfInstruction> code) { return SeccompProgram{arch, {}, 0, std::move(code)}; };
@@ -273,11 +285,57 @@ TEST_CASE("rewrite_conflict finds an errno overlap inside a rule's range and beh
   const SeccompProgram below = program({load_nr, {BPF_JMP | BPF_JGE | BPF_K, 1, 0, 200}, errno_answer, allow});
   const SeccompProgram masked = program(
       {load_nr, {BPF_ALU | BPF_AND | BPF_K, 0, 0, 0xff}, {BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 500 & 0xff}, errno_answer, allow});
-  CHECK(aasm::rewrite_conflict(main, {&range}, false).find("system call 500 ") != std::string::npos);
-  CHECK(aasm::rewrite_conflict(main, {&below}, false).empty());
-  CHECK(aasm::rewrite_conflict(main, {&masked}, false).find("system call 500 ") != std::string::npos);
+  CHECK(aasm::shared_errno_numbers(main, {&range}) == std::vector<int32_t>{500});
+  CHECK(aasm::shared_errno_numbers(main, {&below}).empty());
+  CHECK(aasm::shared_errno_numbers(main, {&masked}) == std::vector<int32_t>{500});
   for (const SeccompProgram* rule : {&range, &below, &masked})
-    CHECK(aasm::rewrite_conflict(main, {rule}, false).empty() == !errno_overlap_by_every_number(main, {rule}));
+    CHECK(aasm::shared_errno_numbers(main, {rule}) == errno_overlap_by_every_number(main, {rule}));
+}
+
+// Where a number keeps its errno, the errno returns of the main program
+// become jumps to a test after it: that number still gets the program's
+// errno, every other errno'd number the notification, and every allowed one
+// the same cached allow.
+TEST_CASE("the rewrite keeps the errno of the kept numbers and notifies the others, allowed paths as written") {
+  using aasm::plan::BpfInstruction;
+  const uint32_t arch = aasm::kNativeAuditArch;
+  const BpfInstruction load_nr{BPF_LD | BPF_W | BPF_ABS, 0, 0, 0};
+  // 500 -> EPERM, 501 -> EACCES, 502 -> EPERM, others allowed.
+  const SeccompProgram main{arch, {}, 0,
+                            {load_nr,
+                             {BPF_JMP | BPF_JEQ | BPF_K, 3, 0, 500},
+                             {BPF_JMP | BPF_JEQ | BPF_K, 3, 0, 501},
+                             {BPF_JMP | BPF_JEQ | BPF_K, 1, 0, 502},
+                             {BPF_RET | BPF_K, 0, 0, SECCOMP_RET_ALLOW},
+                             {BPF_RET | BPF_K, 0, 0, SECCOMP_RET_ERRNO | EPERM},
+                             {BPF_RET | BPF_K, 0, 0, SECCOMP_RET_ERRNO | EACCES}}};
+  const std::vector<int32_t> kept = {502};
+  const auto rewritten = aasm::seccomp::with_errno_answers_notified(main, std::nullopt, kept);
+  REQUIRE(rewritten);
+  const std::vector<BpfInstruction> observed = as_plan(*rewritten);
+  const auto answer = [&](int32_t nr) {
+    bpf::SeccompData data;
+    data.nr = nr;
+    data.arch = arch;
+    const auto outcome = bpf::run(observed, data);
+    REQUIRE(outcome);
+    return outcome->action;
+  };
+  CHECK(answer(500) == SECCOMP_RET_USER_NOTIF);
+  CHECK(answer(501) == SECCOMP_RET_USER_NOTIF);
+  CHECK(answer(502) == (SECCOMP_RET_ERRNO | EPERM));
+  CHECK(answer(3) == SECCOMP_RET_ALLOW);
+  CHECK(bpf::is_constant_allow(observed, arch, 3));
+  // The allowed path runs the same instructions as before the rewrite.
+  bpf::SeccompData data;
+  data.nr = 3;
+  data.arch = arch;
+  CHECK(bpf::run(observed, data)->executed == bpf::run(main.instructions, data)->executed);
+  SUBCASE("control: nothing kept: every errno return notifies in place, no test appended") {
+    const auto in_place = aasm::seccomp::with_errno_answers_notified(main, std::nullopt, {});
+    REQUIRE(in_place);
+    CHECK(in_place->instructions.size() == main.instructions.size());
+  }
 }
 
 // The launcher's connect() notifier (runtime/kernel/seccomp_notify.h) runs

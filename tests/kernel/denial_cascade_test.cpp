@@ -176,10 +176,10 @@ TEST_CASE("denial cascade: an errno'd syscall names the first document's deny en
 }
 
 // An allowlist in one document, the answer in the other: both lines refused
-// it, and the edit goes to the allowlist. socket and socketpair are allowed
-// because the filesystem's unix-socket rules answer them with an errno too,
-// and where a rule and the main program may both, the listener is off
-// (rewrite_conflict, docs/seccomp.md).
+// it, and the edit goes to the allowlist. (socket and socketpair, allowed
+// here, would otherwise keep the kernel's errno unobserved: the
+// filesystem's unix-socket rules answer them with an errno too,
+// shared_errno_numbers, docs/seccomp.md.)
 TEST_CASE("denial cascade: a call the second document's allowlist omits names it and the first document's default") {
   TempDir dir;
   const std::string marker = dir / "made";

@@ -212,3 +212,48 @@ TEST_CASE("denials: killing the supervisor while a refused call waits on its lis
     CHECK(exists(marker));
   }
 }
+
+// Under a shipped profile narrowed by an allowlist tier, the main program
+// answers socket() with an errno and so does the profile's unix-socket rule
+// (ipc.unix_sockets: deny): those numbers keep the kernel's own errno
+// (shared_errno_numbers), named as not recorded, and every other errno'd
+// call still reaches the listener: mkdirat, which the tier's allowlist
+// omits, is recorded with its EPERM and the tier's line.
+TEST_CASE("denials: under a shipped profile with a unix-socket rule, an errno'd call is recorded; the shared ones are named unseen") {
+  TempDir dir("/var/tmp");  // the profile's view makes /tmp private: the launch directory is outside it
+  const std::string probe = dir / "aasm-probe";  // under ${CWD}, which the profile reads and executes
+  REQUIRE(run({"/bin/cp", binary("AASM_PROBE"), probe}).exit_code == 0);
+  const std::string calls = "\"@startup\", \"@file-read\", \"@process\", \"@memory\", \"@signal\", write, futex";
+  const auto compiled = [&](const std::string& allow) {
+    write_file(dir / "tier.yaml", "apiVersion: aasm.dev/v1\nkind: Policy\nmetadata: {name: my-agent, tier: agent}\n"
+                                  "spec:\n  syscalls:\n    allow: [" + allow + "]\n");
+    const Run c = run({binary("AASMC"), "compile", binary("AASM_PROFILES") + "/coding-agent.yaml", "tier.yaml", "-o",
+                       "plan.bin"},
+                      dir.path());
+    INFO("aasmc stderr: ", c.err);
+    REQUIRE(c.exit_code == 0);
+    return dir / "plan.bin";
+  };
+  const auto launch = [&](const std::string& plan, const std::string& marker) {
+    return run({"/usr/bin/timeout", "-s", "KILL", "60", binary("AASM_LAUNCH"), "--denials=full", "--receipt",
+                dir / "receipt.json", plan, "--", probe, "mkdir", marker},
+               dir.path());
+  };
+  const std::string marker = dir / "made";
+  const Run r = launch(compiled(calls), marker);
+  CHECK_RUN(r, 1, "EPERM\n");
+  CHECK_FALSE(exists(marker));
+  CHECK(recorded(dir, "mkdirat", "EPERM", "listener"));
+  const std::string shared = "seccomp: socket, sendto, sendmsg, socketpair, setsockopt, sendmmsg refused with an errno: "
+                             "answered by the kernel alone and not recorded";
+  CHECK(contains(r.err, "not seen on this host: " + shared));
+  const nlohmann::json unseen = receipt_denials(dir).at("unseen");
+  CHECK(std::any_of(unseen.begin(), unseen.end(), [&](const nlohmann::json& s) { return contains(s.get<std::string>(), shared); }));
+  CHECK_FALSE(contains(r.err, "both by the main program"));
+
+  SUBCASE("control: the tier allows mkdirat: the directory is made and nothing is recorded") {
+    CHECK_RUN(launch(compiled(calls + ", mkdirat"), marker), 0, "OK\n");
+    CHECK(exists(marker));
+    CHECK(seccomp_entries(dir).empty());
+  }
+}
