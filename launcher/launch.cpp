@@ -31,6 +31,7 @@
 #include "kernel/kernel_log.h"
 #include "kernel/rlimits.h"
 #include "kernel/landlock.h"
+#include "kernel/landlock_uapi.h"
 #include "kernel/mount_view.h"
 #include "kernel/seccomp.h"
 #include "kernel/seccomp_notify.h"
@@ -45,6 +46,7 @@
 #include "supervisor/explain_tracer.h"
 #include "supervisor/landlock_audit.h"
 #include "supervisor/janitor.h"
+#include "supervisor/exec_refusal.h"
 #include "supervisor/listener_answers.h"
 #include "supervisor/supervise.h"
 
@@ -628,6 +630,11 @@ int launch(const LaunchRequest& request) {
     std::fprintf(stderr, "aasm-launch: error: cleanup incomplete: %s\n", run_report.cleanup.c_str());
     if (code == 0) code = exit_code::kLauncherError;
   }
+  // The exec itself refused: which file of it Landlock refused `execute`.
+  const bool exec_refused = ChildStage(report->stage.load()) == ChildStage::kExec && report->error.load() == EACCES;
+  if (exec_refused && landlock_applies && (effective.handled_fs & landlock::fs::kExecute))
+    if (std::optional<denials::Denial> refused = exec_refusal(prepared->executable, launch_report.paths))
+      denial_log.add(std::move(*refused));
   // A command that failed on its own may have met a denial nobody saw; a run
   // the supervisor ended, or a child that never started, says why already.
   const bool failed_on_its_own =

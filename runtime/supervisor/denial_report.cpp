@@ -295,6 +295,7 @@ const char* witness_name(Witness witness) {
     case Witness::kKernelRecord: return "kernel_record";
     case Witness::kExitStatus: return "exit_status";
     case Witness::kTracer: return "tracer";
+    case Witness::kLauncher: return "launcher";
   }
   return "unknown";
 }

@@ -19,7 +19,7 @@
 namespace aasm::denials {
 
 const char* layer_name(Layer layer);        // "seccomp", "landlock_fs", "landlock_net", "landlock_scope"
-const char* witness_name(Witness witness);  // "listener", "kernel_record", "exit_status", "tracer"
+const char* witness_name(Witness witness);  // "listener", "kernel_record", "exit_status", "tracer", "launcher"
 
 // A provenance entry with its document resolved.
 struct PolicyLine {

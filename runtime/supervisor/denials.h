@@ -33,6 +33,7 @@ enum class Witness : uint8_t {
   kKernelRecord,   // the kernel's own record: audit/kmsg of a seccomp kill, Landlock's audit record
   kExitStatus,     // inferred from the command's SIGSYS exit status, nothing more known
   kTracer,         // the opt-in --explain tracer saw the failing call return
+  kLauncher,       // the launcher's own execve of the command failed (supervisor/exec_refusal.h)
 };
 
 struct Denial {

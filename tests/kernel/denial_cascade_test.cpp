@@ -15,6 +15,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <cstdlib>
+
 #include "fixtures.h"
 #include "harness.h"
 #include "receipts.h"
@@ -306,6 +308,59 @@ TEST_CASE("denial cascade: a Landlock execute refused by the second document nam
   SUBCASE("control: both documents grant it: the exec succeeds and nothing is recorded") {
     const Cascade open(dir, fs({dir.path()}, {}, {dir.path()}), fs({dir.path()}, {}, {dir.path()}));
     check_allowed(dir, open, true, {"exec", copy, "ok"}, "landlock_fs");
+  }
+}
+
+// The launcher's own execve of the command: Landlock checks `execute` on the
+// command and on the ELF interpreter the kernel opens for it, and either
+// refusal is a bare EACCES before the command exists (no tracer sees it).
+// The supervisor names the file no rule grants it to, at its real path.
+std::string exec_spec(const std::vector<std::string>& execute, const TempDir& dir) {
+  return "  filesystem:\n    read: {allow: " + flow_list({"/usr", "/etc", dir.path()}) +
+         "}\n    execute: {allow: " + flow_list(execute) + "}\n";
+}
+
+Run launch_in(const TempDir& dir, const Cascade& c, const std::string& command) {
+  return run({"/usr/bin/timeout", "-s", "KILL", "60", binary("AASM_LAUNCH"), "--receipt", dir / "receipt.json", c.plan,
+              "--", command});
+}
+
+TEST_CASE("denial cascade: an exec whose ELF interpreter the second document does not let execute names it and its list") {
+  TempDir dir;
+  const std::string command = dir / "true";
+  write_file(command, read_file("/usr/bin/true"), 0755);  // dynamically linked: the kernel opens its interpreter
+#if defined(__x86_64__)
+  const char* interpreter = "/lib64/ld-linux-x86-64.so.2";
+#else
+  const char* interpreter = "/lib/ld-linux-aarch64.so.1";
+#endif
+  char* resolved = ::realpath(interpreter, nullptr);
+  REQUIRE(resolved);
+  const std::string loader = resolved;
+  std::free(resolved);
+  const Cascade c(dir, exec_spec({dir.path(), "/usr"}, dir), exec_spec({dir.path()}, dir));
+  const Run r = launch_in(dir, c, command);
+  CHECK(r.exit_code == 126);
+  check_entry(dir, {"landlock_fs", "launcher", "", 0, "EACCES", {"execute"}, loader, 0,
+                    {{&kAgent, list_of(c, kAgent, "execute"), "filesystem.execute.allow", ""}},
+                    {{&kAgent, "filesystem.execute.allow", "add", loader, {}, ""}}});
+  CHECK(denial_entries(dir, "landlock_fs")[0].at("arguments") ==
+        "the interpreter of " + command + " (" + interpreter + ")");
+  CHECK(contains(r.err, "  execute " + loader + " -> EACCES  x1\n"));
+
+  SUBCASE("the command itself outside every execute list: it is the one named") {
+    const Cascade outside(dir, exec_spec({"/usr"}, dir), exec_spec({"/usr"}, dir));
+    CHECK(launch_in(dir, outside, command).exit_code == 126);
+    const std::vector<nlohmann::json> entries = denial_entries(dir, "landlock_fs");
+    REQUIRE(entries.size() == 1);
+    CHECK(entries[0].at("witness") == "launcher");
+    CHECK(entries[0].at("path") == command);
+    CHECK(entries[0].at("policy").size() == 2);
+  }
+  SUBCASE("control: both documents let the interpreter execute: the command runs and nothing is recorded") {
+    const Cascade open(dir, exec_spec({dir.path(), "/usr"}, dir), exec_spec({dir.path(), "/usr"}, dir));
+    CHECK_RUN(launch_in(dir, open, command), 0, "");
+    CHECK(denial_entries(dir, "landlock_fs").empty());
   }
 }
 
