@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "middle/syscall_semantics.h"
 #include "tables/syscall_groups.h"
 #include "tables/targets.h"
 
@@ -102,6 +103,22 @@ class Builder {
     }
   }
 
+  // The calls the main program answers ENOSYS by design, where it does
+  // (as the lowering decides): not a denial, so the report says so and
+  // suggests nothing. Built in: no document wrote it.
+  void fallbacks() {
+    if (!ir_.syscalls) return;
+    const SyscallIR& s = *ir_.syscalls;
+    for (const FallbackCall& call : fallback_calls()) {
+      const std::string name = call.name.str();
+      const bool answered = s.mode == SyscallIR::Mode::kDenylist
+                                ? !s.denied.count(name)
+                                : s.allowed.count(name) || (!s.denied.count(name) &&
+                                                            s.default_action.value.kind != Action::Kind::kKill);
+      if (answered) add(SourceRef{}, "syscalls.fallback", name, "errno:ENOSYS, falls back to " + call.fallback.str());
+    }
+  }
+
   // The names and numbers of x86_64, the architecture the launcher records
   // denials for, with the sensitive deny set of each.
   void calls() {
@@ -129,6 +146,7 @@ class Builder {
       out_.sources.push_back({source.name, tier_name(source.tier), source.file});
     for (const PolicyDocument& doc : documents) document(doc);
     syscalls(documents);
+    fallbacks();
     calls();
     return std::move(out_);
   }

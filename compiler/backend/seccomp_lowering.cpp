@@ -210,22 +210,26 @@ llvm::Expected<aasm::plan::SeccompProgram> lower_main_program(const SyscallIR& i
   const uint32_t enosys = SCMP_ACT_ERRNO(ENOSYS);
   if (allowlist) {
     for (const auto& [name, entry] : ir.allowed)
-      if (llvm::Error error = filter->add(name, name == "clone3" ? enosys : SCMP_ACT_ALLOW)) return error;
+      if (llvm::Error error = filter->add(name, answers_enosys_by_design(name) ? enosys : SCMP_ACT_ALLOW)) return error;
     for (const auto& [name, by_target] : ir.conditionally_allowed)
       if (auto it = by_target.find(target.name); it != by_target.end())
         if (llvm::Error error = filter->add(name, SCMP_ACT_ALLOW, it->second)) return error;
     // clone3 answers ENOSYS wherever the default would not kill it.
-    const bool clone3_listed = ir.allowed.count("clone3") || ir.denied.count("clone3");
-    if (!clone3_listed && ir.default_action.value.kind != Action::Kind::kKill)
-      if (llvm::Error error = filter->add("clone3", enosys)) return error;
+    for (const FallbackCall& call : fallback_calls()) {
+      const std::string name = call.name.str();
+      const bool listed = ir.allowed.count(name) || ir.denied.count(name);
+      if (!listed && ir.default_action.value.kind != Action::Kind::kKill)
+        if (llvm::Error error = filter->add(name, enosys)) return error;
+    }
   } else {
     const uint32_t deny = scmp_action(ir.default_action.value);
     for (const auto& [name, from] : ir.denied)
       if (llvm::Error error = filter->add(name, deny)) return error;
     for (const char* name : {"io_uring_setup", "io_uring_enter", "io_uring_register"})
       if (llvm::Error error = filter->add(name, deny)) return error;
-    if (!ir.denied.count("clone3"))
-      if (llvm::Error error = filter->add("clone3", enosys)) return error;
+    for (const FallbackCall& call : fallback_calls())
+      if (!ir.denied.count(call.name.str()))
+        if (llvm::Error error = filter->add(call.name.str(), enosys)) return error;
   }
   auto instructions = filter->program();
   if (!instructions) return instructions.takeError();

@@ -47,6 +47,13 @@ std::optional<nlohmann::json> denial_entries(const std::string& path, Diagnostic
   const nlohmann::json* section = &json;
   if (json.is_object() && json.contains("denials")) section = &json["denials"];
   const nlohmann::json* entries = section->is_object() && section->contains("entries") ? &(*section)["entries"] : section;
+  if (json.is_discarded() && (*buffer)->getBuffer().contains("aasm-launch: denials:")) {
+    diags.file_error(path,
+                     "this is the text of aasm-launch's --denials report, which is for people: run the command again "
+                     "with --receipt FILE and give that file (it holds the same denials as JSON)",
+                     diag::kSuggestInput);
+    return std::nullopt;
+  }
   if (json.is_discarded() || !entries->is_array()) {
     diags.file_error(path,
                      json.is_discarded() ? "not JSON: expected a receipt (aasm-launch --receipt) or a denial log"
@@ -92,6 +99,7 @@ std::optional<std::vector<ReportEdit>> collect_edits(const nlohmann::json& entri
       diags.file_error(path, "a denial entry is not an object with an edits list", diag::kSuggestInput);
       return std::nullopt;
     }
+    if (entry.value("by_design", false)) continue;  // an answer by design (clone3's ENOSYS): nothing to allow
     if (list == entry.end() || list->empty()) {
       const std::string note = text_of(entry, "note");
       diags.file_warning(path, denial_text(entry) + ": no edit" + (note.empty() ? "" : ": " + note), diag::kSuggestNoEdit);

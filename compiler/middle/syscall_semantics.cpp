@@ -3,6 +3,7 @@
 #include <linux/seccomp.h>
 #include <seccomp.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 
@@ -33,11 +34,21 @@ uint32_t base_action(const SyscallIR& ir, const Target& target, const std::strin
   } else {
     base = seccomp_return_value(ir.default_action.value);
   }
-  if (name == "clone3" && base != kKill) return kEnosys;
+  if (answers_enosys_by_design(name) && base != kKill) return kEnosys;
   return base;
 }
 
 }  // namespace
+
+llvm::ArrayRef<FallbackCall> fallback_calls() {
+  static constexpr FallbackCall kFallbacks[] = {{"clone3", "clone"}};
+  return kFallbacks;
+}
+
+bool answers_enosys_by_design(llvm::StringRef name) {
+  const auto calls = fallback_calls();
+  return std::any_of(calls.begin(), calls.end(), [&](const FallbackCall& c) { return c.name == name; });
+}
 
 uint32_t seccomp_return_value(const Action& action) {
   switch (action.kind) {

@@ -46,6 +46,18 @@ std::string syscall_name(const Target& target, int32_t nr);
 // The largest syscall number the target's table names.
 int32_t max_syscall_number(const Target& target);
 
+// The calls the main program answers ENOSYS by design wherever it would
+// not kill them (step 4): their flags sit in a struct no filter can read,
+// and a C library answered ENOSYS falls back to an older call a filter can
+// read (glibc's clone3 to clone). The lowering, this semantics and the
+// plan's provenance (key syscalls.fallback, which the denial report reads
+// as "by design, not a denial") all read this one table.
+struct FallbackCall {
+  llvm::StringRef name, fallback;
+};
+llvm::ArrayRef<FallbackCall> fallback_calls();
+bool answers_enosys_by_design(llvm::StringRef name);
+
 // io_uring's calls: their operations run outside the syscall filter.
 bool is_io_uring(llvm::StringRef name);
 

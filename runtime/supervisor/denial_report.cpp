@@ -215,6 +215,13 @@ class Join {
       return;
     }
     out_.call = call->name;
+    for (const ProvenanceEntry* e : find([&](const ProvenanceEntry& e) { return e.key == "syscalls.fallback" && e.item == call->name; }))
+      if (d_.error && e->value.rfind("errno:" + errno_name(d_.error), 0) == 0) {
+        out_.by_design = true;
+        out_.note = "by design, not a denial: the plan answers " + call->name + " " + e->value +
+                    " (a filter cannot read its flags); nothing to edit";
+        return;
+      }
     const std::string widens = call->sensitive_group.empty() ? "" : "@" + call->sensitive_group;
     const std::string allow_rule = "{syscall: " + call->name + ", action: allow}";
     for (const ProvenanceEntry* e : find([&](const ProvenanceEntry& e) { return e.item == call->name; })) {
@@ -338,14 +345,28 @@ std::string render_report(const Log& log, const plan::Plan& plan, const LaunchCo
     if (detail == Detail::kSummary) say(kNoneSeen);
     return out;
   }
-  say(std::to_string(log.entries().size()) + " distinct" +
+  // By-design answers (Explanation::by_design) are no denials: counted
+  // apart, listed only under kFull.
+  std::vector<std::pair<const Log::Entry*, Explanation>> explained;
+  size_t by_design = 0;
+  for (const Log::Entry& entry : log.entries()) {
+    explained.emplace_back(&entry, explain(entry.denial, plan, context));
+    by_design += explained.back().second.by_design;
+  }
+  if (by_design == log.entries().size() && !log.dropped() && detail == Detail::kSummary) {
+    if (command_failed && !unseen.empty()) say(kNoneSeen);
+    return out;
+  }
+  say(std::to_string(log.entries().size() - by_design) + " distinct" +
+      (by_design ? " (and " + std::to_string(by_design) + " by design, not denials)" : "") +
       (log.dropped() ? ", " + std::to_string(log.dropped()) + " more records dropped past the cap of " +
                            std::to_string(Log::kMaxDistinct) + " distinct"
                      : ""));
   if (!plan.provenance) say(kNoProvenance);
-  for (const Log::Entry& entry : log.entries()) {
-    const Explanation e = explain(entry.denial, plan, context);
-    out += "  " + describe(entry.denial, e) + "  x" + std::to_string(entry.count) + "\n";
+  for (const auto& [at, e] : explained) {
+    const Log::Entry& entry = *at;
+    if (e.by_design && detail != Detail::kFull) continue;
+    out += "  " + describe(entry.denial, e) + "  x" + std::to_string(entry.count) + (e.by_design ? "  (by design)" : "") + "\n";
     if (detail == Detail::kFull) {
       out += std::string("    seen by: ") + witness_name(entry.denial.witness) + " (" + layer_name(entry.denial.layer) + ")\n";
       if (!entry.denial.arguments.empty()) out += "    arguments: " + entry.denial.arguments + "\n";

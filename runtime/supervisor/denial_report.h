@@ -47,7 +47,11 @@ struct Explanation {
   std::string path;                 // as a template: ${CWD}/..., ${HOME}/..., or absolute
   std::vector<PolicyLine> policy;   // the lines that refuse it
   std::vector<Edit> edits;          // one per refusing document
-  std::string note;                 // what the join could not establish, and why
+  std::string note;                 // what the join could not establish, and why; or why it is by design
+  // The plan answers it so by design (its provenance's syscalls.fallback:
+  // clone3's ENOSYS, so the C library falls back to clone): not a denial,
+  // nothing to edit.
+  bool by_design = false;
 };
 
 // Native call `number` as the plan's call table (its provenance) names it;

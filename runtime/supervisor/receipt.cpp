@@ -60,7 +60,8 @@ Value denial(const ReceiptDenial& r) {
                 {"count", r.count},
                 {"policy", std::move(policy)},
                 {"edits", std::move(edits)},
-                {"note", e.note}};
+                {"note", e.note},
+                {"by_design", e.by_design}};
 }
 
 Value denials_section(const ReceiptDenials& d) {

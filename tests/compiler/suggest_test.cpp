@@ -57,6 +57,11 @@ TEST_CASE("suggest: nothing to suggest exits 0; an entry without an edit is a wa
   CHECK(contains(none.err, "r.json:1:1: warning: read_file ${HOME}/.ssh/id_rsa: no edit: the witness did not resolve the path [AASM0125]"));
   const std::string done = R"({"document": "mine", "file": "mine.yaml", "list": "filesystem.read.allow", "op": "add", "item": "/usr", "line": 0, "col": 0, "widens": ""})";
   CHECK_RUN(suggest(dir, "[" + entry(done) + "]"), 0, "");  // already granted
+  // An answer by design (clone3's ENOSYS) is no denial: not even a warning.
+  const Run by_design = suggest(dir, R"([{"layer": "seccomp", "syscall": "clone3", "errno": "ENOSYS", "count": 1, "edits": [],
+                                         "note": "by design, not a denial", "by_design": true}])");
+  CHECK_RUN(by_design, 0, "");
+  CHECK(by_design.err.empty());
 }
 
 TEST_CASE("suggest: an input it cannot use exits 3 and prints no diff") {
@@ -66,6 +71,13 @@ TEST_CASE("suggest: an input it cannot use exits 3 and prints no diff") {
     const Run r = suggest(dir, "not json");
     CHECK_RUN(r, 3, "");
     CHECK(contains(r.err, "r.json:1:1: error: not JSON: expected a receipt (aasm-launch --receipt) or a denial log [AASM0120]"));
+  }
+  SUBCASE("the text of the --denials report: it says to give the receipt instead") {
+    const Run r = suggest(dir, "aasm-launch: denials: 1 distinct\n  read_file /x -> EACCES  x1\n"
+                               "    edit: add /x to filesystem.read.allow in mine.yaml\n");
+    CHECK_RUN(r, 3, "");
+    CHECK(contains(r.err, "r.json:1:1: error: this is the text of aasm-launch's --denials report, which is for people: "
+                          "run the command again with --receipt FILE and give that file"));
   }
   SUBCASE("an edit for a document no file given holds") {
     const Run r = suggest(dir, "[" + entry(R"({"document": "org", "file": "org.yaml", "list": "syscalls.allow", "op": "add", "item": "read", "line": 0, "col": 0, "widens": ""})") + "]");

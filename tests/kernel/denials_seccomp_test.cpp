@@ -257,3 +257,33 @@ TEST_CASE("denials: under a shipped profile with a unix-socket rule, an errno'd 
     CHECK(seccomp_entries(dir).empty());
   }
 }
+
+// clone3's ENOSYS is the plan's answer by design (the compiler's fallback
+// table, syscalls.fallback in the provenance): glibc falls back to clone,
+// whose flags a filter can read. Recorded, but as no denial: no policy line,
+// no edit, not in the summary's count or list.
+TEST_CASE("denials: clone3's ENOSYS is by design, not a denial: no edit, not listed in the summary") {
+  TempDir dir;
+  const Run r = probe_with_receipt(dir, denying(dir, "deny", "mkdirat", "errno:EACCES"), {"clone3", "plain"});
+  CHECK_RUN(r, 1, "ENOSYS\n");
+  const std::vector<nlohmann::json> entries = seccomp_entries(dir);
+  REQUIRE(entries.size() == 1);
+  CHECK(entries[0].at("syscall") == "clone3");
+  CHECK(entries[0].at("errno") == "ENOSYS");
+  CHECK(entries[0].at("by_design") == true);
+  CHECK(entries[0].at("policy").empty());
+  CHECK(entries[0].at("edits").empty());
+  CHECK(contains(entries[0].at("note").get<std::string>(), "by design, not a denial"));
+  CHECK_FALSE(contains(r.err, "clone3 -> ENOSYS"));
+  CHECK_FALSE(contains(r.err, "distinct"));
+
+  SUBCASE("control: a plan that denies clone3 by name refuses it as a denial, with its line and edit") {
+    const Run denied = probe_with_receipt(dir, denying(dir, "deny-clone3", "clone3", "errno:EACCES"), {"clone3", "plain"});
+    CHECK_RUN(denied, 1, "EACCES\n");
+    const std::vector<nlohmann::json> refused = seccomp_entries(dir);
+    REQUIRE(refused.size() == 1);
+    CHECK(refused[0].at("by_design") == false);
+    CHECK(refused[0].at("edits").size() == 1);
+    CHECK(contains(denied.err, "clone3 -> EACCES  x1"));
+  }
+}
