@@ -379,7 +379,12 @@ void record_kill(int kernel_log, pid_t command, denials::Log& log) {
     for (const kernel_log::SeccompKill& record : kernel_log::seccomp_kills(kernel_log, command, 250)) {
       kill.witness = denials::Witness::kKernelRecord;
       kill.syscall = record.syscall;
-      if (record.arch != kNativeAuditArch) kill.arguments = "arch=" + std::to_string(record.arch);
+      if (record.arch != kNativeAuditArch) {
+        kill.arch = record.arch;  // its number is of that table, not the host's (denial_report.cpp)
+        char hex[16];
+        std::snprintf(hex, sizeof hex, "0x%08x", record.arch);
+        kill.arguments = std::string("arch=") + hex;
+      }
     }
   log.add(std::move(kill));
 }

@@ -123,7 +123,7 @@ class Builder {
   // denials for, with the sensitive deny set of each.
   void calls() {
     const auto x86 = std::find_if(ir_.targets.begin(), ir_.targets.end(),
-                                  [](const Target& t) { return t.audit_arch == aasm::plan::kAuditArchX86_64; });
+                                  [](const Target& t) { return t.audit_arch == aasm::plan::kProvenanceCallsArch; });
     if (x86 == ir_.targets.end()) return;
     std::map<int, aasm::plan::ProvenanceCall> by_number;
     for (llvm::StringRef name : known_syscall_names())

@@ -207,6 +207,9 @@ struct ProvenanceEntry {
 
 // A syscall of the architecture denials are recorded for (x86_64), named as
 // the compiler names it, with the deny set that makes allowing it sensitive.
+// A number of another architecture is not looked up in it (the report says
+// so rather than give another call's name).
+inline constexpr uint32_t kProvenanceCallsArch = kAuditArchX86_64;
 struct ProvenanceCall {
   uint16_t number = 0;
   std::string name;

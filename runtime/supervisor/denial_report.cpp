@@ -1,10 +1,12 @@
 #include "supervisor/denial_report.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <initializer_list>
 #include <string_view>
 
+#include "kernel/arch.h"
 #include "kernel/landlock_uapi.h"
 
 namespace aasm::denials {
@@ -77,6 +79,16 @@ bool refuses(const std::string& value) { return value.rfind("kill", 0) == 0 || v
 std::string errno_name(int error) {
   const char* name = error ? strerrorname_np(error) : nullptr;
   return name ? name : std::to_string(error);
+}
+
+// An architecture by name, or its AUDIT_ARCH value where it has none here
+// (a 32-bit call on a 64-bit host).
+std::string arch_text(uint32_t arch) {
+  const std::string name = plan::audit_arch_name(arch);
+  if (name != "unknown-arch") return name;
+  char hex[16];
+  std::snprintf(hex, sizeof hex, "0x%08x", arch);
+  return std::string("architecture ") + hex;
 }
 
 class Join {
@@ -207,11 +219,15 @@ class Join {
   }
 
   void seccomp() {
-    const auto call = std::find_if(p_.calls.begin(), p_.calls.end(),
-                                   [&](const plan::ProvenanceCall& c) { return c.number == d_.syscall; });
+    const uint32_t arch = d_.arch ? d_.arch : kNativeAuditArch;
+    const auto call = std::find_if(p_.calls.begin(), p_.calls.end(), [&](const plan::ProvenanceCall& c) {
+      return arch == plan::kProvenanceCallsArch && c.number == d_.syscall;
+    });
     if (d_.syscall < 0 || call == p_.calls.end()) {
       out_.note = d_.syscall < 0 ? "the command was killed by SIGSYS; the exit status does not say which call"
-                                 : "call number " + std::to_string(d_.syscall) + " is not in the plan's table of x86_64 calls";
+                                 : "call number " + std::to_string(d_.syscall) + " of " + arch_text(arch) +
+                                       " is not in the plan's call table (" +
+                                       plan::audit_arch_name(plan::kProvenanceCallsArch) + "'s calls)";
       return;
     }
     out_.call = call->name;
@@ -308,7 +324,7 @@ const char* witness_name(Witness witness) {
 }
 
 std::string call_name(const plan::Plan& plan, int number) {
-  if (plan.provenance)
+  if (plan.provenance && kNativeAuditArch == plan::kProvenanceCallsArch)
     for (const plan::ProvenanceCall& call : plan.provenance->calls)
       if (call.number == number) return call.name;
   return "call number " + std::to_string(number);

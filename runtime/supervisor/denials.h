@@ -39,7 +39,8 @@ enum class Witness : uint8_t {
 struct Denial {
   Layer layer = Layer::kSeccomp;
   Witness witness = Witness::kListener;
-  int syscall = -1;        // x86_64 number; -1 when unknown (an exit status)
+  int syscall = -1;        // the call's number on `arch`; -1 when unknown (an exit status)
+  uint32_t arch = 0;       // AUDIT_ARCH_* of that number; 0: the host's (kNativeAuditArch)
   int error = 0;           // the errno the call got; 0 for a kill (SIGSYS)
   uint64_t rights = 0;     // Landlock: the right(s) refused, as landlock_rights.def bits of the layer
   std::string path;        // Landlock fs: the path as the witness resolved it
