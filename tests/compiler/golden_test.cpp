@@ -205,7 +205,7 @@ TEST_CASE("show names a denylist's names as denied and a verb no document constr
   CHECK(deny.find("allowed by the policy") == std::string::npos);
   CHECK(deny.find("filesystem: unconstrained") != std::string::npos);
   const std::string kill = shown("deny-kill", "  syscalls:\n    default: kill\n    deny: [ptrace]\n");
-  CHECK(kill.find("syscalls denied by the policy (1, answered kill-process):\n  ptrace\n") != std::string::npos);
+  CHECK(kill.find("syscalls denied by the policy (1, answered kill_process):\n  ptrace\n") != std::string::npos);
   const std::string reads = shown("reads", "  filesystem:\n    read: {allow: [\"/usr\"]}\n");
   CHECK(reads.find("control file_write: unconstrained") != std::string::npos);
   CHECK(reads.find("control file_execute: unconstrained") != std::string::npos);
