@@ -133,10 +133,8 @@ void print_seccomp(const plan::Plan& plan) {
                 plan::audit_arch_name(program->audit_arch), mode_text(program->mode), program->instructions.size());
 }
 
-bool has_tree_limits(const plan::Plan& plan) { return plan.process && plan.process->has_tree_limits(); }
-
 void print_cgroup_host(const plan::Plan& plan) {
-  if (has_tree_limits(plan))
+  if (plan::has_tree_limits(plan))
     std::printf("cgroups on this host (the run's cgroup is created beneath the launcher's):\n%s",
                 cgroup::describe_host_support().c_str());
 }
@@ -188,7 +186,7 @@ void write_plan_parts(json::Writer& w, const Preparation& preparation) {
         .key("mode").value(mode_text(program->mode)).key("instructions").value(uint64_t(program->instructions.size()))
         .end_object();
   w.end_array();
-  w.key("cgroups").value(has_tree_limits(plan) ? cgroup::describe_host_support() : "");
+  w.key("cgroups").value(plan::has_tree_limits(plan) ? cgroup::describe_host_support() : "");
 }
 
 // What the preparation holds open or created, let go: nothing runs.

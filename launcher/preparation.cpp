@@ -551,7 +551,7 @@ constexpr Step kSteps[] = {
 // before anything forks.
 void start_run_cgroup(Preparation& p) {
   const plan::Plan& plan = p.prepared.plan;
-  if (!plan.process || !plan.process->has_tree_limits()) return;
+  if (!plan::has_tree_limits(plan)) return;
   const plan::ProcessSettings& s = *plan.process;
   p.pending_cgroup = std::async(std::launch::async, [limits = cgroup::Limits{s.memory, s.swap, s.pids, s.cpu_millicores},
                                                      name = cgroup::unique_run_name()] {

@@ -235,6 +235,8 @@ struct Plan {
 // The process section's namespaces and kept capabilities; none without one.
 inline uint32_t namespaces_of(const Plan& plan) { return plan.process ? plan.process->namespaces : 0; }
 inline uint64_t kept_capabilities_of(const Plan& plan) { return plan.process ? plan.process->kept_capabilities : 0; }
+// Whether a launch of the plan makes a run cgroup (memory, tasks or CPU of the whole tree).
+inline bool has_tree_limits(const Plan& plan) { return plan.process && plan.process->has_tree_limits(); }
 
 // Whether the plan confines any filesystem verb, and which verbs it leaves
 // unconstrained while it does (docs/policy-language.md: a verb no document
