@@ -377,10 +377,8 @@ void kills_unseen(int kernel_log, std::vector<std::string>& unseen) {
   unseen.push_back("seccomp: a call the plan kills in a descendant of the command is not recorded (its parent sees "
                    "SIGSYS; `dmesg` shows the kernel's record, type=1326)");
   if (kernel_log < 0)
-    unseen.push_back(std::string("seccomp: a call the plan kills is known from the exit status only, not which call: "
-                                 "the kernel log cannot be read here (/dev/kmsg: ") +
-                     strerrorname_np(-kernel_log) +
-                     "; with kernel.dmesg_restrict it needs CAP_SYSLOG); `dmesg` as root shows the kernel's record");
+    unseen.push_back("seccomp: a call the plan kills is known from the exit status only, not which call: " +
+                     kernel_log::unreadable_text(-kernel_log) + "; `dmesg` as root shows the kernel's record");
 }
 
 // Why the command's process could not be created, with the remedy.
