@@ -33,6 +33,7 @@ class Printer {
       line("capabilities.deny: " + std::string(domain_name(domain)), source);
     filesystem();
     if (ir_.filesystem.empty() && !ir_.filesystem.readonly.empty()) verb("filesystem.readonly", ir_.filesystem.readonly);
+    if (ir_.filesystem.empty() && !ir_.filesystem.pinned.empty()) verb("filesystem.pinned", ir_.filesystem.pinned);
     flag("filesystem.templates_may_resolve_to_system_roots", ir_.filesystem.templates_may_resolve_to_system_roots,
          "true", "false");
     network("network.outbound", ir_.network.outbound);
@@ -121,6 +122,7 @@ class Printer {
       else out_ << name << ": unconstrained\n";
     }
     if (!fs.readonly.empty()) verb("filesystem.readonly", fs.readonly);
+    if (!fs.pinned.empty()) verb("filesystem.pinned", fs.pinned);
   }
 
   void network(const char* name, const std::optional<NetworkRuleIR>& rule) {

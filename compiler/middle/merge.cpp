@@ -59,6 +59,20 @@ std::optional<std::vector<PathGrant>> readable(const PolicyDocument& doc) {
   return normalize_paths(std::move(grants));
 }
 
+// Pins: the union (a pin narrows what may run, so any tier may add one, and
+// none can take another's away). Two documents pinning one file are one pin,
+// attributed to the broadest. Not normalized: a pin is a file, never a tree.
+std::vector<PathGrant> merge_pinned(const std::vector<const PolicyDocument*>& docs) {
+  std::vector<PathGrant> pinned;
+  for (const PolicyDocument* doc : docs)
+    if (doc->filesystem && doc->filesystem->pinned)
+      for (const PathEntry& entry : *doc->filesystem->pinned)
+        pinned.push_back({entry.path, false, entry.source, std::nullopt, false});
+  std::stable_sort(pinned.begin(), pinned.end());
+  pinned.erase(std::unique(pinned.begin(), pinned.end()), pinned.end());
+  return pinned;
+}
+
 FilesystemIR merge_filesystem(const std::vector<const PolicyDocument*>& docs) {
   auto verb = [&](std::optional<PathAllowList> FilesystemNode::*member) {
     return merge_paths(docs, [&](const PolicyDocument& doc) -> const std::vector<PathEntry>* {
@@ -97,6 +111,7 @@ FilesystemIR merge_filesystem(const std::vector<const PolicyDocument*>& docs) {
       }
     }
   fs.readonly = normalize_paths(readonly);
+  fs.pinned = merge_pinned(docs);
   for (PathGrant& kept : fs.readonly)
     kept.optional = std::all_of(readonly.begin(), readonly.end(),
                                 [&](const PathGrant& g) { return g.optional || !contains(kept.path, g.path); });
