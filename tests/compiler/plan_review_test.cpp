@@ -319,7 +319,7 @@ TEST_CASE("verify: a changed pinned file makes the plan stale, naming the file a
   const Run stale = aasmc({"verify", "plan.bin", "pins.yaml"}, dir.path());
   CHECK(stale.exit_code == 1);
   CHECK(contains(stale.err, "plan.bin:1:1: error: pinned file " + (dir / "tool") + " changed: the plan recorded sha256:" +
-                                before + " (20 bytes), the file is now sha256:" + after + " (28 bytes) [AASM0134]"));
+                                before + " (19 bytes), the file is now sha256:" + after + " (27 bytes) [AASM0134]"));
   CHECK_FALSE(contains(stale.err, "AASM0110"));  // the policy itself did not change
 
   const Run j = aasmc({"verify", "plan.bin", "pins.yaml", "--json"}, dir.path());
@@ -338,7 +338,7 @@ TEST_CASE("verify: a changed pinned file makes the plan stale, naming the file a
   REQUIRE(::unlink((dir / "tool").c_str()) == 0);
   const Run gone = aasmc({"verify", "plan.bin", "pins.yaml"}, dir.path());
   CHECK(gone.exit_code == 3);
-  CHECK(contains(gone.err, "pins.yaml:7:15: error: filesystem.pinned: " + (dir / "tool") + ": does not exist"));
+  CHECK(contains(gone.err, "pins.yaml:7:14: error: filesystem.pinned: " + (dir / "tool") + ": does not exist"));
 }
 
 TEST_CASE("diff: a pin removed or its digest changed is a widening; a pin added is not") {
