@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "command_path.h"
@@ -151,10 +152,29 @@ Status find_the_command(Preparation& p, const Inputs& in) {
 // filesystem.pinned (docs/cli.md): each pinned file opened and re-hashed
 // here, before anything runs; a symbolic link is followed, as the compiler
 // followed it (the pin is of the content the path reaches, and that content
-// is what is checked). The command's executable, when pinned (the same
-// inode), keeps the descriptor its content was checked through: the child
+// is what is checked). The command's executable, when pinned (its path or
+// its inode), keeps the descriptor its content was checked through: the child
 // execs that, so nothing can replace the file between check and exec.
-PinCheck check_pin(const plan::PinnedFile& pin, const struct stat* command, int& keep_fd) {
+// `command` is the command as found: its canonical path and what stat said
+// of it before any pin was opened. The path decides where it names the pin
+// (a file renamed over the path between that stat and the pin's open would
+// otherwise look like another file and run by its path, unchecked); the
+// inode covers another name of the same file.
+struct CommandFile {
+  std::string canonical;
+  struct stat st {};
+  bool found = false;
+};
+
+std::string canonical_path(const std::string& path) {
+  char* resolved = ::realpath(path.c_str(), nullptr);
+  if (!resolved) return "";
+  std::string out = resolved;
+  std::free(resolved);
+  return out;
+}
+
+PinCheck check_pin(const plan::PinnedFile& pin, const CommandFile& command, int& keep_fd) {
   PinCheck check{pin, std::nullopt, "", false};
   const int fd = ::open(pin.path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
   if (fd < 0) {
@@ -168,7 +188,8 @@ PinCheck check_pin(const plan::PinnedFile& pin, const struct stat* command, int&
     check.problem = digest.error().message;
   } else {
     check.now = *digest;
-    check.executed = command && command->st_dev == st.st_dev && command->st_ino == st.st_ino;
+    check.executed = command.found && ((command.st.st_dev == st.st_dev && command.st.st_ino == st.st_ino) ||
+                                       (!command.canonical.empty() && command.canonical == canonical_path(pin.path)));
   }
   if (check.executed && check.unchanged()) keep_fd = fd;
   else ::close(fd);
@@ -179,12 +200,15 @@ Status check_pinned_files(Preparation& p, const Inputs&) {
   Prepared& prepared = p.prepared;
   const std::vector<plan::PinnedFile>& pins = prepared.plan.pinned;
   if (pins.empty()) return Ok{};
-  struct stat command {};
-  const bool have_command = !prepared.executable.empty() && ::stat(prepared.executable.c_str(), &command) == 0;
+  CommandFile command;
+  if (!prepared.executable.empty() && ::stat(prepared.executable.c_str(), &command.st) == 0) {
+    command.found = true;
+    command.canonical = canonical_path(prepared.executable);
+  }
   Status stale = Ok{};
   for (const plan::PinnedFile& pin : pins) {
     int fd = -1;
-    PinCheck check = check_pin(pin, have_command ? &command : nullptr, fd);
+    PinCheck check = check_pin(pin, command, fd);
     if (fd >= 0 && prepared.exec_fd < 0) {
       prepared.exec_fd = fd;
       prepared.exec_fd_path = "/proc/self/fd/" + std::to_string(fd);
