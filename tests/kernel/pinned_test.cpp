@@ -33,6 +33,13 @@ std::string hex_sha256(const std::string& path) {
   return aasm::to_hex(aasm::sha256(std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size())));
 }
 
+// The receipt at `path` is valid against schemas/receipt.schema.json.
+void check_receipt_schema(const std::string& path) {
+  const Run schema = run({"/usr/bin/python3", std::string(std::getenv("AASM_SOURCE_ROOT")) + "/tests/schema/check_receipt.py", path});
+  INFO("schema: ", schema.out, schema.err);
+  CHECK(schema.exit_code == 0);
+}
+
 // DIR/tool: a copy of touch, which makes the marker it is given.
 void install_tool(const TempDir& dir) { write_file(dir / "tool", read_file("/usr/bin/touch"), 0755); }
 
@@ -131,10 +138,18 @@ TEST_CASE("pinned files: --dry-run prints each as re-hashed here, the receipt re
       CHECK(c["basis"].get<std::string>().starts_with("measured: "));
     }
   CHECK(control_found);
+  check_receipt_schema(dir / "receipt.json");
 
   write_file(dir / "tool", "#!/bin/sh\nexit 0\n", 0755);
   const Run stale = run({launcher, "--dry-run", plan});
   CHECK(stale.exit_code == 125);
   CHECK(contains(stale.out, "bytes: CHANGED: now sha256:" + hex_sha256(dir / "tool")));
   CHECK(contains(stale.out, "verdict: the launch would be refused: pinned_files: stale: pinned file " + (dir / "tool")));
+  // A refused launch's receipt records which pin changed, and that nothing started.
+  const Run refused = run({launcher, "--receipt", dir / "refused.json", plan, "--", dir / "tool"});
+  CHECK(refused.exit_code == 125);
+  const nlohmann::json r = nlohmann::json::parse(read_file(dir / "refused.json"));
+  CHECK(r["pinned"][0]["checked"] == "CHANGED: now sha256:" + hex_sha256(dir / "tool") + ", 17 bytes");
+  CHECK(r["command"]["outcome"] == "not started");
+  check_receipt_schema(dir / "refused.json");
 }
