@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <tuple>
 
 namespace aasmc {
 namespace {
@@ -61,15 +62,20 @@ std::optional<std::vector<PathGrant>> readable(const PolicyDocument& doc) {
 
 // Pins: the union (a pin narrows what may run, so any tier may add one, and
 // none can take another's away). Two documents pinning one file are one pin,
-// attributed to the broadest. Not normalized: a pin is a file, never a tree.
+// attributed to the broadest, then the first by name: whatever order the
+// files were given in. Not normalized: a pin is a file, never a tree.
 std::vector<PathGrant> merge_pinned(const std::vector<const PolicyDocument*>& docs) {
-  std::vector<PathGrant> pinned;
+  std::vector<std::pair<PathGrant, const PolicyDocument*>> pins;
   for (const PolicyDocument* doc : docs)
     if (doc->filesystem && doc->filesystem->pinned)
       for (const PathEntry& entry : *doc->filesystem->pinned)
-        pinned.push_back({entry.path, false, entry.source, std::nullopt, false});
-  std::stable_sort(pinned.begin(), pinned.end());
-  pinned.erase(std::unique(pinned.begin(), pinned.end()), pinned.end());
+        pins.push_back({{entry.path, false, entry.source, std::nullopt, false}, doc});
+  std::stable_sort(pins.begin(), pins.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.first.path, a.second->tier, a.second->name) < std::tie(b.first.path, b.second->tier, b.second->name);
+  });
+  std::vector<PathGrant> pinned;
+  for (auto& [pin, doc] : pins)
+    if (pinned.empty() || !(pinned.back() == pin)) pinned.push_back(std::move(pin));
   return pinned;
 }
 
