@@ -110,6 +110,30 @@ TEST_CASE("a pinned command is exec'd from its descriptor: execveat, or /proc/se
   }
 }
 
+TEST_CASE("a pinned command runs under the filesystem view from its descriptor, through the view's /proc") {
+  TempDir dir("/var/tmp");  // /tmp would be the view's private tmpfs
+  write_file(dir / "script", "#!/bin/sh\necho \"$0\"\n", 0755);
+  const std::string plan =
+      compile_spec(dir, "view",
+                   "  filesystem:\n"
+                   "    read: {allow: [\"/usr\", \"/etc\", \"/proc\", \"" + dir.path() + "\"]}\n"
+                   "    write: {allow: []}\n"
+                   "    execute: {allow: [\"/usr\", \"" + dir.path() + "\"]}\n"
+                   "    pinned: [\"" + (dir / "script") + "\", \"/usr/bin/dash\"]\n"
+                   "  syscalls: {deny: [\"@mount\"]}\n"
+                   "  isolation: {filesystem_view: true}\n");
+  // From inside the view: its working directory must be a tree the view binds.
+  const std::string launcher = binary("AASM_LAUNCH");
+  const Run script = run({launcher, plan, "--", dir / "script"}, dir.path());
+  INFO("stderr: ", script.err);
+  CHECK(script.exit_code == 0);
+  CHECK(script.out.starts_with("/proc/self/fd/"));
+  const Run dash = run({launcher, plan, "--", "/usr/bin/dash", "-c", "echo ran"}, dir.path());
+  INFO("stderr: ", dash.err);
+  CHECK(dash.exit_code == 0);
+  CHECK(dash.out == "ran\n");
+}
+
 TEST_CASE("pinned files: --dry-run prints each as re-hashed here, the receipt records each as checked") {
   TempDir dir;
   install_tool(dir);
