@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "backend/check_lowerable.h"
+#include "backend/pinned_files.h"
 #include "backend/plan_builder.h"
 #include "backend/provenance.h"
 #include "backend/socket_rules.h"
@@ -127,12 +128,15 @@ std::optional<std::vector<uint8_t>> compile_in_memory(const CompileRequest& requ
     llvm::outs() << print_ir(*lowered);
   }
   if (!check_lowerable(*ir, diags)) return std::nullopt;
+  auto pinned = hash_pinned_files(ir->filesystem, diags);
+  if (!pinned) return std::nullopt;
   auto plan = build_plan(*ir);
   if (!plan) {
     diags.global_error(llvm::toString(plan.takeError()), diag::kLowering);
     return std::nullopt;
   }
   plan->provenance = build_provenance(documents, *ir, diags.sources());
+  plan->pinned = std::move(*pinned);
   if (aasm::Status encodable = aasm::plan::check_encodable(*plan); !encodable) {
     diags.global_error(encodable.error().message, diag::kLowering);
     return std::nullopt;

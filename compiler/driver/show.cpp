@@ -103,6 +103,10 @@ std::string describe_plan(const Plan& plan, const aasm::Sha256Digest& digest, bo
     out << "  control " << aasm::control_name(aasm::Control::kFilesystemView) << ": "
         << aasm::planned_word(aasm::planned_of(plan.view->flags & kViewDegradable)) << "\n";
   }
+  if (!plan.pinned.empty()) {
+    out << "pinned files (the launcher re-hashes each before anything runs):\n";
+    for (const PinnedFile& file : plan.pinned) out << "  " << pinned_text(file) << "\n";
+  }
   if (plan.seccomp.empty()) out << "seccomp: none (syscalls unconstrained)\n";
   for (const SeccompProgram& program : plan.seccomp) {
     out << "seccomp " << audit_arch_name(program.audit_arch) << ": ";
@@ -251,6 +255,9 @@ nlohmann::ordered_json plan_json(const Plan& plan, const aasm::Sha256Digest& dig
   for (ControlDomain verb : unconstrained_filesystem_verbs(plan)) unconstrained.push_back(control_domain_name(verb));
   out["process"] = process_json(plan);
   out["view"] = view_json(plan);
+  auto& pinned = out["pinned"] = Json::array();
+  for (const PinnedFile& file : plan.pinned)
+    pinned.push_back({{"path", file.path}, {"sha256", identity_text(file.sha256)}, {"size", file.size}});
   auto& seccomp = out["seccomp"] = Json::array();
   for (const SeccompProgram& program : plan.seccomp)
     seccomp.push_back({{"architecture", audit_arch_name(program.audit_arch)},

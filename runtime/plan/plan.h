@@ -221,6 +221,15 @@ struct Provenance {
   bool operator==(const Provenance&) const = default;
 };
 
+// A file pinned by content (filesystem.pinned): the launcher re-hashes it
+// through the descriptor it opens and refuses the launch when it changed.
+struct PinnedFile {
+  std::string path;  // absolute: a pin is hashed at compile time, so no launch-time variable
+  uint64_t size = 0;
+  Sha256Digest sha256{};
+  bool operator==(const PinnedFile&) const = default;
+};
+
 struct Plan {
   std::vector<std::pair<std::string, std::string>> meta;  // sorted by key
   std::optional<LandlockRuleset> landlock;
@@ -229,6 +238,7 @@ struct Plan {
   std::vector<SeccompProgram> seccomp;  // by audit_arch; per arch in install order, the main program last
   std::vector<SyscallEntry> syscalls;   // sorted by name
   std::optional<Provenance> provenance;  // absent in plans of older compilers
+  std::vector<PinnedFile> pinned;        // sorted by path, unique; no section when empty
   bool operator==(const Plan&) const = default;
 };
 
@@ -271,6 +281,8 @@ Sha256Digest plan_digest(std::span<const uint8_t> bytes);
 inline constexpr std::string_view kDigestPrefix = "sha256:";
 std::string plan_identity(std::span<const uint8_t> bytes);
 std::string identity_text(const Sha256Digest& digest);
+// A pin as every report prints it, one line: "PATH sha256:HEX, N bytes".
+std::string pinned_text(const PinnedFile& file);
 // An identity as a user writes it: 64 hex digits in either case, with or
 // without the "sha256:" prefix. The error says what is wrong with it.
 Result<Sha256Digest> parse_digest_text(std::string_view text);
