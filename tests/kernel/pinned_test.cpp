@@ -132,6 +132,25 @@ TEST_CASE("a pinned command runs under the filesystem view from its descriptor, 
   INFO("stderr: ", dash.err);
   CHECK(dash.exit_code == 0);
   CHECK(dash.out == "ran\n");
+
+  SUBCASE("a view without /proc, whose plan refuses execveat: refused before anything runs, naming the fix") {
+    const std::string no_proc =
+        compile_spec(dir, "view-no-proc",
+                     "  filesystem:\n"
+                     "    read: {allow: [\"/usr\", \"/etc\", \"" + dir.path() + "\"]}\n"
+                     "    write: {allow: []}\n"
+                     "    execute: {allow: [\"/usr\", \"" + dir.path() + "\"]}\n"
+                     "    pinned: [\"/usr/bin/dash\"]\n"
+                     "  syscalls: {deny: [\"@mount\"]}\n"
+                     "  isolation: {filesystem_view: true}\n");
+    const Run refused = run({launcher, no_proc, "--", "/usr/bin/dash", "-c", "touch " + (dir / "ran")}, dir.path());
+    CHECK(refused.exit_code == 125);
+    CHECK(contains(refused.err, "pinned_files: the command /usr/bin/dash is pinned"));
+    CHECK(contains(refused.err, "add /proc to filesystem.read"));
+    CHECK_FALSE(exists(dir / "ran"));
+    // Control: a command that is not pinned runs under the same plan.
+    CHECK_RUN(run({launcher, no_proc, "--", dir / "script"}, dir.path()), 0, dir / "script" + "\n");
+  }
 }
 
 TEST_CASE("pinned files: --dry-run prints each as re-hashed here, the receipt records each as checked") {
