@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <linux/capability.h>
+#include <linux/seccomp.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -196,6 +197,37 @@ PinCheck check_pin(const plan::PinnedFile& pin, const CommandFile& command, int&
   return check;
 }
 
+// Whether the plan's programs for this host refuse execveat(fd, "",
+// AT_EMPTY_PATH): the safe default @descriptor-exec does wherever
+// filesystem.execute is confined.
+bool execveat_refused(const plan::Plan& plan) {
+  bpf::SeccompData data;
+  data.nr = SYS_execveat;
+  data.arch = kNativeAuditArch;
+  data.args[4] = AT_EMPTY_PATH;
+  for (const plan::SeccompProgram* program : plan::programs_for(plan, kNativeAuditArch)) {
+    const auto outcome = bpf::run(program->instructions, data);
+    const uint32_t action = outcome ? outcome->action & SECCOMP_RET_ACTION_FULL : 0;
+    if (action != SECCOMP_RET_ALLOW && action != SECCOMP_RET_LOG) return true;
+  }
+  return false;
+}
+
+// Under the filesystem view the child execs a pinned command's descriptor by
+// execveat or through the view's /proc/self/fd; where the plan refuses the
+// first and the view has no /proc, the exec would fail with EACCES after the
+// command's process exists: refused here instead, with the fix.
+Status check_pinned_exec(const Prepared& prepared) {
+  const plan::Plan& plan = prepared.plan;
+  if (prepared.exec_fd < 0 || !plan.view || (plan.view->flags & plan::kViewProc) || !execveat_refused(plan)) return Ok{};
+  return refusal(Control::kPinnedFiles,
+                 "the command " + prepared.executable +
+                     " is pinned, so it is exec'd from the descriptor its content was checked through; under the "
+                     "filesystem view that takes execveat(AT_EMPTY_PATH), which the plan refuses (the safe default "
+                     "@descriptor-exec), or the view's /proc/self/fd, and the view has no /proc: add /proc to "
+                     "filesystem.read");
+}
+
 Status check_pinned_files(Preparation& p, const Inputs&) {
   Prepared& prepared = p.prepared;
   const std::vector<plan::PinnedFile>& pins = prepared.plan.pinned;
@@ -227,6 +259,7 @@ Status check_pinned_files(Preparation& p, const Inputs&) {
                           "; recompile the plan (aasmc compile) once the new content is reviewed, or restore the file");
     p.report.pins.push_back(std::move(check));
   }
+  if (stale) stale = check_pinned_exec(prepared);
   ControlReport c = report_of(Control::kPinnedFiles, std::to_string(pins.size()) + (pins.size() == 1 ? " file" : " files") +
                                                          " by SHA-256");
   c.evidence = {Basis::kMeasured, prepared.exec_fd >= 0

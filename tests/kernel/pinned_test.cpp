@@ -33,6 +33,19 @@ std::string hex_sha256(const std::string& path) {
   return aasm::to_hex(aasm::sha256(std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size())));
 }
 
+// Under the filesystem view: reads the system, `more` (entries ending in ", ")
+// and `dir`, executes /usr and `dir`, pins `pinned` (a flow list's entries).
+std::string view_plan(const TempDir& dir, const std::string& name, const std::string& more, const std::string& pinned) {
+  return compile_spec(dir, name,
+                      "  filesystem:\n"
+                      "    read: {allow: [\"/usr\", \"/etc\", " + more + "\"" + dir.path() + "\"]}\n"
+                      "    write: {allow: []}\n"
+                      "    execute: {allow: [\"/usr\", \"" + dir.path() + "\"]}\n"
+                      "    pinned: [" + pinned + "]\n"
+                      "  syscalls: {deny: [\"@mount\"]}\n"
+                      "  isolation: {filesystem_view: true}\n");
+}
+
 // The receipt at `path` is valid against schemas/receipt.schema.json.
 void check_receipt_schema(const std::string& path) {
   const Run schema = run({"/usr/bin/python3", std::string(std::getenv("AASM_SOURCE_ROOT")) + "/tests/schema/check_receipt.py", path});
@@ -113,15 +126,7 @@ TEST_CASE("a pinned command is exec'd from its descriptor: execveat, or /proc/se
 TEST_CASE("a pinned command runs under the filesystem view from its descriptor, through the view's /proc") {
   TempDir dir("/var/tmp");  // /tmp would be the view's private tmpfs
   write_file(dir / "script", "#!/bin/sh\necho \"$0\"\n", 0755);
-  const std::string plan =
-      compile_spec(dir, "view",
-                   "  filesystem:\n"
-                   "    read: {allow: [\"/usr\", \"/etc\", \"/proc\", \"" + dir.path() + "\"]}\n"
-                   "    write: {allow: []}\n"
-                   "    execute: {allow: [\"/usr\", \"" + dir.path() + "\"]}\n"
-                   "    pinned: [\"" + (dir / "script") + "\", \"/usr/bin/dash\"]\n"
-                   "  syscalls: {deny: [\"@mount\"]}\n"
-                   "  isolation: {filesystem_view: true}\n");
+  const std::string plan = view_plan(dir, "view", "\"/proc\", ", "\"" + (dir / "script") + "\", \"/usr/bin/dash\"");
   // From inside the view: its working directory must be a tree the view binds.
   const std::string launcher = binary("AASM_LAUNCH");
   const Run script = run({launcher, plan, "--", dir / "script"}, dir.path());
@@ -132,6 +137,17 @@ TEST_CASE("a pinned command runs under the filesystem view from its descriptor, 
   INFO("stderr: ", dash.err);
   CHECK(dash.exit_code == 0);
   CHECK(dash.out == "ran\n");
+
+  SUBCASE("a view without /proc, whose plan refuses execveat: refused before anything runs, naming the fix") {
+    const std::string no_proc = view_plan(dir, "view-no-proc", "", "\"/usr/bin/dash\"");
+    const Run refused = run({launcher, no_proc, "--", "/usr/bin/dash", "-c", "touch " + (dir / "ran")}, dir.path());
+    CHECK(refused.exit_code == 125);
+    CHECK(contains(refused.err, "pinned_files: the command /usr/bin/dash is pinned"));
+    CHECK(contains(refused.err, "add /proc to filesystem.read"));
+    CHECK_FALSE(exists(dir / "ran"));
+    // Control: a command that is not pinned runs under the same plan.
+    CHECK_RUN(run({launcher, no_proc, "--", dir / "script"}, dir.path()), 0, dir / "script" + "\n");
+  }
 }
 
 TEST_CASE("pinned files: --dry-run prints each as re-hashed here, the receipt records each as checked") {
