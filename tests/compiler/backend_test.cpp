@@ -31,19 +31,6 @@ Run aasmc(const std::vector<std::string>& args, const std::string& cwd = "") {
   return run(argv, cwd);
 }
 
-// The diagnostics' first lines (`file:L:C: kind: message [id]` without the
-// file, or `aasmc: kind: message`), as the goldens list them.
-std::vector<std::string> diagnostic_lines(const std::string& text, const std::string& file) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);)
-    if (line.starts_with(file + ":"))
-      lines.push_back(line.substr(file.size() + 1));
-    else if (line.starts_with("aasmc: "))
-      lines.push_back(line);
-  return lines;
-}
-
 // Only the lines of the backend diagnostics (AASM014x).
 std::vector<std::string> backend_lines(const std::string& text, const std::string& file) {
   std::vector<std::string> out;

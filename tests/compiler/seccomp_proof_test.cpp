@@ -13,6 +13,7 @@
 #include <sys/syscall.h>
 
 #include <algorithm>
+#include <functional>
 #include <set>
 
 #include "backend/seccomp_lowering.h"
@@ -90,6 +91,27 @@ std::vector<uint64_t> interesting_values(const SyscallIR& ir, const Target& targ
   return {values.begin(), values.end()};
 }
 
+// `call` with each argument through its interesting values, the others at
+// zero; then the first three in pairs.
+void for_each_argument_variant(const SyscallIR& ir, const Target& target, const SyscallCall& call,
+                               const std::function<void(const SyscallCall&)>& body) {
+  for (unsigned arg = 0; arg < 6; ++arg)
+    for (uint64_t v : interesting_values(ir, target, arg)) {
+      SyscallCall c = call;
+      c.args[arg] = v;
+      body(c);
+    }
+  for (unsigned a = 0; a < 3; ++a)
+    for (unsigned b = a + 1; b < 3; ++b)
+      for (uint64_t va : interesting_values(ir, target, a))
+        for (uint64_t vb : interesting_values(ir, target, b)) {
+          SyscallCall c = call;
+          c.args[a] = va;
+          c.args[b] = vb;
+          body(c);
+        }
+}
+
 struct Proof {
   size_t calls = 0;
   size_t worst_executed = 0;
@@ -137,22 +159,8 @@ void prove(const SyscallIR& ir, const Target& target, const std::vector<const Se
     SyscallCall call{target.audit_arch, nr, {}};
     check_call(ir, target, programs, call, proof);
     if (!with_arguments.count(syscall_name(target, nr))) continue;
-    // Each argument through its values, the others at zero; then pairs.
-    for (unsigned arg = 0; arg < 6; ++arg)
-      for (uint64_t v : interesting_values(ir, target, arg)) {
-        SyscallCall c = call;
-        c.args[arg] = v;
-        check_call(ir, target, programs, c, proof);
-      }
-    for (unsigned a = 0; a < 3; ++a)
-      for (unsigned b = a + 1; b < 3; ++b)
-        for (uint64_t va : interesting_values(ir, target, a))
-          for (uint64_t vb : interesting_values(ir, target, b)) {
-            SyscallCall c = call;
-            c.args[a] = va;
-            c.args[b] = vb;
-            check_call(ir, target, programs, c, proof);
-          }
+    for_each_argument_variant(ir, target, call,
+                              [&](const SyscallCall& c) { check_call(ir, target, programs, c, proof); });
   }
   MESSAGE(std::string(target.name), ": ", proof.calls, " calls checked, at most ", proof.worst_executed,
           " BPF instructions executed for one call (all filters)");
@@ -230,28 +238,35 @@ void check_observed(const Target& target, const std::vector<const SeccompProgram
   if (shipped) CHECK_MESSAGE(conflict.empty(), "a shipped profile's errno answers would not be observed: ", conflict);
 }
 
+// The policy of `file` for every target, as the plan's programs lower it
+// (socket rules included).
+PolicyIR lowered_policy(const std::string& file) {
+  llvm::SourceMgr sources;
+  Diagnostics diags(sources);
+  std::vector<PolicyDocument> documents;
+  load_policy_file(file, diags, documents);
+  const std::vector<Target> targets(all_targets().begin(), all_targets().end());
+  auto policy = build_ir(documents, targets, diags);
+  REQUIRE(diags.error_count() == 0);
+  REQUIRE(policy);
+  auto ir = with_socket_rules(*policy);
+  REQUIRE_MESSAGE(bool(ir), (ir ? "" : llvm::toString(ir.takeError())));
+  return std::move(*ir);
+}
+
 TEST_CASE("seccomp lowering: every emitted program answers as the semantics say, and allowed calls are cacheable") {
   for (const std::string& file : policy_files()) {
     SUBCASE(file.c_str()) {
-      llvm::SourceMgr sources;
-      Diagnostics diags(sources);
-      std::vector<PolicyDocument> documents;
-      load_policy_file(file, diags, documents);
-      const std::vector<Target> targets(all_targets().begin(), all_targets().end());
-      auto policy = build_ir(documents, targets, diags);
-      REQUIRE(diags.error_count() == 0);
-      REQUIRE(policy);
-      auto ir = with_socket_rules(*policy);  // the syscall IR as the plan's programs lower it
-      REQUIRE_MESSAGE(bool(ir), (ir ? "" : llvm::toString(ir.takeError())));
-      if (!ir->syscalls) continue;
-      for (const Target& target : targets) {
-        auto programs = lower_syscalls(*ir->syscalls, target);
+      const PolicyIR ir = lowered_policy(file);
+      if (!ir.syscalls) continue;
+      for (const Target& target : ir.targets) {
+        auto programs = lower_syscalls(*ir.syscalls, target);
         REQUIRE_MESSAGE(bool(programs), (programs ? "" : llvm::toString(programs.takeError())));
         std::vector<const SeccompProgram*> stack;
         for (const SeccompProgram& p : *programs) stack.push_back(&p);
         INFO(file, " ", std::string(target.name));
-        prove(*ir->syscalls, target, stack);
-        check_cacheable(*ir->syscalls, target, stack);
+        prove(*ir.syscalls, target, stack);
+        check_cacheable(*ir.syscalls, target, stack);
         check_observed(target, stack, file.find("/profiles/") != std::string::npos);
       }
     }
@@ -293,21 +308,7 @@ void prove_regions(const SyscallIR& ir, const Target& target, const TargetAnswer
     SyscallCall call{target.audit_arch, nr, {}};
     check(name, call);
     if (!with_arguments.count(name)) continue;
-    for (unsigned arg = 0; arg < 6; ++arg)
-      for (uint64_t v : interesting_values(ir, target, arg)) {
-        SyscallCall c = call;
-        c.args[arg] = v;
-        check(name, c);
-      }
-    for (unsigned a = 0; a < 3; ++a)
-      for (unsigned b = a + 1; b < 3; ++b)
-        for (uint64_t va : interesting_values(ir, target, a))
-          for (uint64_t vb : interesting_values(ir, target, b)) {
-            SyscallCall c = call;
-            c.args[a] = va;
-            c.args[b] = vb;
-            check(name, c);
-          }
+    for_each_argument_variant(ir, target, call, [&](const SyscallCall& c) { check(name, c); });
   }
   MESSAGE(std::string(target.name), ": ", calls, " calls checked against the export's regions");
 }
@@ -315,27 +316,18 @@ void prove_regions(const SyscallIR& ir, const Target& target, const TargetAnswer
 TEST_CASE("OCI export: the disjoint argument regions answer every call as the semantics say") {
   for (const std::string& file : policy_files()) {
     SUBCASE(file.c_str()) {
-      llvm::SourceMgr sources;
-      Diagnostics diags(sources);
-      std::vector<PolicyDocument> documents;
-      load_policy_file(file, diags, documents);
-      const std::vector<Target> targets(all_targets().begin(), all_targets().end());
-      auto policy = build_ir(documents, targets, diags);
-      REQUIRE(diags.error_count() == 0);
-      REQUIRE(policy);
-      auto ir = with_socket_rules(*policy);
-      REQUIRE_MESSAGE(bool(ir), (ir ? "" : llvm::toString(ir.takeError())));
-      if (!ir->syscalls) continue;
-      for (const Target& target : targets) {
+      const PolicyIR ir = lowered_policy(file);
+      if (!ir.syscalls) continue;
+      for (const Target& target : ir.targets) {
         INFO(file, " ", std::string(target.name));
-        auto answers = syscall_answers(*ir->syscalls, target);
+        auto answers = syscall_answers(*ir.syscalls, target);
         // A policy whose rules need too many patterns is refused by the
         // export, named; that is its answer, not a failure here.
         if (!answers) {
           MESSAGE(file, ": ", llvm::toString(answers.takeError()));
           continue;
         }
-        prove_regions(*ir->syscalls, target, *answers);
+        prove_regions(*ir.syscalls, target, *answers);
       }
     }
   }
