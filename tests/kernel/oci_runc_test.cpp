@@ -93,13 +93,17 @@ const char* kPolicy =
     "    rules:\n"
     "      - {syscall: ioctl, when: \"request == TIOCSTI\", action: \"errno:EACCES\"}\n";
 
-Json exported(const TempDir& dir, const char* policy) {
-  write_file(dir / "policy.yaml", policy);
-  const Run r = run({binary("AASMC"), "export", "--format", "oci", "--arch", "x86_64", "policy.yaml", "-o",
+Json exported(const TempDir& dir, const std::string& policy_file) {
+  const Run r = run({binary("AASMC"), "export", "--format", "oci", "--arch", "x86_64", policy_file, "-o",
                      "profile.json"},
                     dir.path());
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   return Json::parse(read_file(dir / "profile.json"));
+}
+
+Json exported(const TempDir& dir, const char* policy) {
+  write_file(dir / "policy.yaml", policy);
+  return exported(dir, dir / "policy.yaml");
 }
 
 TEST_CASE("oci export: runc enforces the exported profile; the allow-everything profile is the control") {
@@ -136,6 +140,33 @@ TEST_CASE("oci export: runc enforces the exported profile; the allow-everything 
     CHECK_RUN(bundle.probe(allow_all, {"getppid"}), 1, "ESRCH\n");
     CHECK_RUN(bundle.probe(allow_all, {"ioctl-pipe", "tiocsti"}), 1, "ENOTTY\n");
   }
+}
+
+// An allowlist (testdata/policies/docker-default.yaml, Docker's default
+// profile's names with TIOCSTI and TIOCLINUX refused): ioctl is allowed
+// everywhere but those requests, which the export writes as the complement
+// of the rule, expanded into masked comparisons; runc's libseccomp must
+// build the same answers from it.
+TEST_CASE("oci export: runc enforces an allowlist profile whose allowed call a rule narrows") {
+#if !defined(__x86_64__)
+  MESSAGE("skipped: the bundle test exports for x86_64");
+  return;
+#endif
+  const std::string runc = find_runc();
+  if (runc.empty()) {
+    MESSAGE("skipped: runc is not installed (./run deps installs it)");
+    return;
+  }
+  const char* testdata = std::getenv("AASM_TESTDATA");
+  REQUIRE_MESSAGE(testdata != nullptr, "AASM_TESTDATA is not set (run through meson test)");
+  TempDir dir;
+  const Json profile = exported(dir, std::string(testdata) + "/policies/docker-default.yaml");
+  Bundle bundle(runc, dir);
+  CHECK_RUN(bundle.probe(profile, {"ok"}), 0, "OK\n");
+  CHECK_RUN(bundle.probe(profile, {"ioctl-pipe", "tcgets"}), 1, "ENOTTY\n");  // allowed: the kernel's answer
+  CHECK_RUN(bundle.probe(profile, {"ioctl-pipe", "tiocsti"}), 1, "EPERM\n");
+  CHECK_RUN(bundle.probe(profile, {"ioctl-pipe", "tioclinux"}), 1, "EPERM\n");
+  CHECK_RUN(bundle.probe(profile, {"ioctl-pipe", "tiocsti-high"}), 1, "EPERM\n");
 }
 
 }  // namespace
