@@ -14,12 +14,14 @@
 #include "preparation.h"
 #include "base/json_text.h"
 #include "kernel/capabilities.h"
+#include "kernel/kernel_log.h"
 #include "kernel/landlock_rights_text.h"
 #include "kernel/namespaces.h"
 #include "kernel/seccomp.h"
 #include "plan/controls.h"
 #include "supervisor/cgroup.h"
 #include "supervisor/cgroup_host.h"
+#include "supervisor/landlock_audit.h"
 #include "supervisor/landlock_negotiation.h"
 
 namespace aasm {
@@ -57,10 +59,9 @@ DoctorCheck landlock_check(const landlock::AbiProbe& probe) {
                kernel_for_landlock_abi(uint32_t(landlock::kLatestAbi)) + " or later for every right";
     return c;
   }
-  char errata[32];
-  std::snprintf(errata, sizeof errata, "%#x", probe.errata);
+  const std::vector<std::string> errata = landlock::errata_names(probe.errata);
   c.detail = "ABI " + std::to_string(probe.abi) + " (Linux " + kernel_for_landlock_abi(uint32_t(probe.abi)) +
-             "), errata " + errata + "; " +
+             "), errata fixed: " + (errata.empty() ? std::string("none") : join(errata, "; ")) + "; " +
              landlock::landlock_rights_text(landlock::fs_rights_for_abi(probe.abi),
                                             landlock::net_rights_for_abi(probe.abi), landlock::scopes_for_abi(probe.abi));
   const std::vector<std::string> missing = missing_rights(probe.abi);
@@ -172,12 +173,35 @@ DoctorCheck capabilities_check(uint64_t held) {
   return c;
 }
 
+// Which denials a launch can see and name here, without --explain: the
+// Landlock audit records and the kernel log's seccomp kill records, probed as
+// a launch probes them (supervisor/landlock_audit.h, kernel/kernel_log.h).
+DoctorCheck denial_records_check(int landlock_abi) {
+  DoctorCheck c{"denial_records", kInfo, "", "", ""};
+  const landlock_audit::Subscription audit = landlock_audit::subscribe(landlock_abi);
+  if (audit.fd >= 0) {
+    ::close(audit.fd);
+    c.detail = "Landlock denials: recorded from the kernel's audit records";
+  } else {
+    c.detail = landlock_audit::unseen_sentence(audit.unavailable);
+  }
+  const int log = kernel_log::open_at_end();
+  if (log >= 0) {
+    ::close(log);
+    c.detail += "; seccomp kills: named from the kernel log";
+  } else {
+    c.detail += "; seccomp kills: known from the exit status only: " + kernel_log::unreadable_text(-log);
+  }
+  return c;
+}
+
 void print_json(const Host& host, const std::vector<DoctorCheck>& checks, uint64_t held, bool complete) {
   json::Writer w;
   w.begin_object().key("schema").value("aasm.dev/doctor/v1").key("version").value(kVersion);
   w.key("host").begin_object().key("kernel_release").value(host.kernel_release).key("architecture").value(host.machine).end_object();
   const int abi = host.landlock.abi;
   w.key("landlock").begin_object().key("abi").value(abi).key("errata").value(host.landlock.errata);
+  w.key("errata_fixed").strings(landlock::errata_names(host.landlock.errata));
   w.key("fs").strings(landlock::rights_names(landlock::fs_rights_for_abi(abi), landlock::RightKind::kFs));
   w.key("net").strings(landlock::rights_names(landlock::net_rights_for_abi(abi), landlock::RightKind::kNet));
   w.key("scopes").strings(landlock::rights_names(landlock::scopes_for_abi(abi), landlock::RightKind::kScope));
@@ -222,6 +246,7 @@ std::vector<DoctorCheck> doctor_checks(const Host& host) {
   checks.push_back(user_namespace_check());
   checks.push_back(view_check());
   checks.push_back(capabilities_check(capabilities::permitted()));
+  checks.push_back(denial_records_check(host.landlock.abi));
   return checks;
 }
 

@@ -109,6 +109,14 @@ void print_view(const LaunchReport& report) {
                 m.status == "bound" ? "" : (", " + m.status).c_str());
 }
 
+// The plan's pins, one line each, as re-hashed here.
+void print_pins(const LaunchReport& report) {
+  if (report.pins.empty()) return;
+  std::printf("pinned files (re-hashed here):\n");
+  for (const PinCheck& pin : report.pins)
+    std::printf("  %s: %s\n", plan::pinned_text(pin.planned).c_str(), pin.status().c_str());
+}
+
 void print_self_checks(const Prepared& prepared) {
   if (prepared.ruleset_fd < 0) return;
   for (SelfCheck check : kSelfChecksInOrder)
@@ -133,10 +141,8 @@ void print_seccomp(const plan::Plan& plan) {
                 plan::audit_arch_name(program->audit_arch), mode_text(program->mode), program->instructions.size());
 }
 
-bool has_tree_limits(const plan::Plan& plan) { return plan.process && plan.process->has_tree_limits(); }
-
 void print_cgroup_host(const plan::Plan& plan) {
-  if (has_tree_limits(plan))
+  if (plan::has_tree_limits(plan))
     std::printf("cgroups on this host (the run's cgroup is created beneath the launcher's):\n%s",
                 cgroup::describe_host_support().c_str());
 }
@@ -176,6 +182,11 @@ void write_plan_parts(json::Writer& w, const Preparation& preparation) {
     w.begin_object().key("path").value(m.path).key("what").value(m.what).key("options").value(m.options)
         .key("status").value(m.status).end_object();
   w.end_array().end_object();
+  w.key("pinned").begin_array();
+  for (const PinCheck& pin : report.pins)
+    w.begin_object().key("path").value(pin.planned.path).key("sha256").value(plan::identity_text(pin.planned.sha256))
+        .key("size").value(pin.planned.size).key("status").value(pin.status()).end_object();
+  w.end_array();
   w.key("self_checks").begin_array();
   if (prepared.ruleset_fd >= 0)
     for (SelfCheck check : kSelfChecksInOrder)
@@ -188,12 +199,12 @@ void write_plan_parts(json::Writer& w, const Preparation& preparation) {
         .key("mode").value(mode_text(program->mode)).key("instructions").value(uint64_t(program->instructions.size()))
         .end_object();
   w.end_array();
-  w.key("cgroups").value(has_tree_limits(plan) ? cgroup::describe_host_support() : "");
+  w.key("cgroups").value(plan::has_tree_limits(plan) ? cgroup::describe_host_support() : "");
 }
 
 // What the preparation holds open or created, let go: nothing runs.
 void release(Prepared& prepared) {
-  for (int fd : {prepared.ruleset_fd, prepared.denied_dir_fd})
+  for (int fd : {prepared.ruleset_fd, prepared.denied_dir_fd, prepared.exec_fd})
     if (fd >= 0) ::close(fd);
   if (prepared.cgroup) prepared.cgroup->kill_and_remove({std::chrono::milliseconds(5000), cgroup::Reap::kNone});
 }
@@ -229,6 +240,7 @@ int dry_run(const LaunchRequest& request, bool json) {
     print_controls(report, plan);
     if (preparation.prepared.negotiation) print_paths(paths_here(preparation.prepared.negotiation->effective));
     print_view(report);
+    print_pins(report);
     print_self_checks(preparation.prepared);
     if (preparation.prepared.connect_answers) std::printf("network: %s\n", ConnectAnswers::kDescription);
     print_seccomp(plan);

@@ -243,8 +243,13 @@ void build_view(const Prepared& prepared, ChildReport* report) {
       (io.stderr_write >= 0 && ::dup2(io.stderr_write, STDERR_FILENO) < 0))
     child_fail(report, ChildStage::kDescriptors, errno);
   // Nothing the launcher inherited reaches the command but 0-2.
-  if (int error = descriptors::close_inherited({prepared.ruleset_fd, prepared.denied_dir_fd, io.connect_handoff}))
+  if (int error = descriptors::close_inherited({prepared.ruleset_fd, prepared.denied_dir_fd, io.connect_handoff, prepared.exec_fd}))
     child_fail(report, ChildStage::kDescriptors, error);
+  // A pinned script's interpreter reads it as /dev/fd/N: the kernel refuses
+  // to exec a script whose descriptor closes on exec (ENOENT), so that one
+  // descriptor, of the file the command is, reaches it.
+  if (prepared.exec_fd_script && ::fcntl(prepared.exec_fd, F_SETFD, 0) != 0)
+    child_fail(report, ChildStage::kDescriptors, errno);
   if (int error = rlimits::apply(prepared.plan.process ? &*prepared.plan.process : nullptr, prepared.tree_limits))
     child_fail(report, ChildStage::kResourceLimits, error);
   report->done.fetch_or(kResourceLimitsSet);
@@ -279,6 +284,9 @@ void build_view(const Prepared& prepared, ChildReport* report) {
     if (int error = seccomp::install(*prepared.trace_filter)) child_fail(report, ChildStage::kSeccomp, error);
   // The filters last: nothing after them needs a system call but execve.
   install_filters(prepared, report, io);
+  if (prepared.exec_fd >= 0)  // the pinned executable: the descriptor its content was checked through
+    child_fail(report, ChildStage::kExec,
+               spawn::exec_descriptor(prepared.exec_fd, prepared.exec_fd_path.c_str(), argv, prepared.envp.data()));
   child_fail(report, ChildStage::kExec, spawn::exec(prepared.executable.c_str(), argv, prepared.envp.data()));
 }
 
@@ -394,10 +402,8 @@ void kills_unseen(int kernel_log, std::vector<std::string>& unseen) {
   unseen.push_back("seccomp: a call the plan kills in a descendant of the command is not recorded (its parent sees "
                    "SIGSYS; `dmesg` shows the kernel's record, type=1326)");
   if (kernel_log < 0)
-    unseen.push_back(std::string("seccomp: a call the plan kills is known from the exit status only, not which call: "
-                                 "the kernel log cannot be read here (/dev/kmsg: ") +
-                     strerrorname_np(-kernel_log) +
-                     "; with kernel.dmesg_restrict it needs CAP_SYSLOG); `dmesg` as root shows the kernel's record");
+    unseen.push_back("seccomp: a call the plan kills is known from the exit status only, not which call: " +
+                     kernel_log::unreadable_text(-kernel_log) + "; `dmesg` as root shows the kernel's record");
 }
 
 // Why the command's process could not be created, with the remedy.
@@ -566,7 +572,8 @@ int launch(const LaunchRequest& request) {
                                      janitor.emplace(Janitor::start(cgroups));
                                      return bool(*janitor);
                                    });
-  for (int fd : {prepared->ruleset_fd, prepared->denied_dir_fd, out_pipe[1], err_pipe[1], io.supervisor_pidfd, handoff[1]})
+  for (int fd : {prepared->ruleset_fd, prepared->denied_dir_fd, prepared->exec_fd, out_pipe[1], err_pipe[1],
+                 io.supervisor_pidfd, handoff[1]})
     if (fd >= 0) ::close(fd);
   for (int fd : io.cgroup_procs) ::close(fd);
   // clone returned after the exec, or after the child stopped before it (kernel/spawn.h).

@@ -10,6 +10,12 @@ Host probe_host() {
   return {names.release, names.machine, landlock::probe_abi()};
 }
 
+std::string PinCheck::status() const {
+  if (!now) return "CANNOT BE READ: " + problem;
+  if (unchanged()) return executed ? "unchanged (the command, exec'd from this descriptor)" : "unchanged";
+  return "CHANGED: now " + plan::identity_text(now->sha256) + ", " + std::to_string(now->size) + " bytes";
+}
+
 void complete(LaunchReport& report, uint32_t done) {
   for (ControlReport& c : report.controls) {
     if (c.established_by && !(done & c.established_by)) {

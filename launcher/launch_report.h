@@ -17,6 +17,7 @@
 #include "plan/plan.h"
 #include "supervisor/path_binding.h"
 #include "base/result.h"
+#include "crypto/file_digest.h"
 
 namespace aasm {
 
@@ -59,6 +60,18 @@ struct ViewMount {
 inline constexpr char kViewNotBuilt[] = "not built (the view degraded)";
 inline constexpr char kViewNotProtected[] = "NOT protected (the view degraded)";
 
+// A pinned file as this launch found it: re-hashed through the descriptor
+// the launcher opened (preparation.cpp, check_pinned_files).
+struct PinCheck {
+  plan::PinnedFile planned;
+  std::optional<FileDigest> now;  // unset: it could not be read (`problem` says why)
+  std::string problem;            // "" when `now` is set
+  bool executed = false;          // the command itself, exec'd from this descriptor
+  bool unchanged() const { return now && now->size == planned.size && now->sha256 == planned.sha256; }
+  // "unchanged", "CHANGED: now sha256:…, N bytes", "CANNOT BE READ: why": --dry-run and the receipt.
+  std::string status() const;
+};
+
 // The first refusal, with the exit status it gives the launch.
 struct Refusal {
   Error error;
@@ -73,6 +86,7 @@ struct LaunchReport {
   std::vector<std::string> skipped_optional;  // optional paths missing here
   std::vector<std::string> skipped_protected;  // optional protected paths missing here: not protected
   std::vector<ViewMount> view;                // the filesystem view's mounts; empty without one
+  std::vector<PinCheck> pins;                 // the plan's pinned files as found here, in the plan's order
   std::optional<Refusal> refusal;       // a launch stops at it; a dry run reports on
   // One sentence per class of denial this run cannot see, and how to see it
   // ("Landlock denials: this host does not deliver Landlock audit records

@@ -1,6 +1,8 @@
 #include "preparation.h"
 
+#include <fcntl.h>
 #include <linux/capability.h>
+#include <linux/seccomp.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -8,9 +10,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "command_path.h"
+#include "crypto/file_digest.h"
 #include "exit_codes.h"
 #include "self_checks.h"
 #include "kernel/arch.h"
@@ -144,6 +148,130 @@ Status find_the_command(Preparation& p, const Inputs& in) {
   if (!executable) return executable.error();
   p.prepared.executable = std::move(*executable);
   return Ok{};
+}
+
+// filesystem.pinned (docs/cli.md): each pinned file opened and re-hashed
+// here, before anything runs; a symbolic link is followed, as the compiler
+// followed it (the pin is of the content the path reaches, and that content
+// is what is checked). The command's executable, when pinned (its path or
+// its inode), keeps the descriptor its content was checked through: the child
+// execs that, so nothing can replace the file between check and exec.
+// `command` is the command as found: its canonical path and what stat said
+// of it before any pin was opened. The path decides where it names the pin
+// (a file renamed over the path between that stat and the pin's open would
+// otherwise look like another file and run by its path, unchecked); the
+// inode covers another name of the same file.
+struct CommandFile {
+  std::string canonical;
+  struct stat st {};
+  bool found = false;
+};
+
+std::string canonical_path(const std::string& path) {
+  char* resolved = ::realpath(path.c_str(), nullptr);
+  if (!resolved) return "";
+  std::string out = resolved;
+  std::free(resolved);
+  return out;
+}
+
+PinCheck check_pin(const plan::PinnedFile& pin, const CommandFile& command, int& keep_fd) {
+  PinCheck check{pin, std::nullopt, "", false};
+  const int fd = ::open(pin.path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  if (fd < 0) {
+    check.problem = std::strerror(errno);
+    return check;
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    check.problem = "not a regular file";
+  } else if (auto digest = sha256_of_descriptor(fd); !digest) {
+    check.problem = digest.error().message;
+  } else {
+    check.now = *digest;
+    check.executed = command.found && ((command.st.st_dev == st.st_dev && command.st.st_ino == st.st_ino) ||
+                                       (!command.canonical.empty() && command.canonical == canonical_path(pin.path)));
+  }
+  if (check.executed && check.unchanged()) keep_fd = fd;
+  else ::close(fd);
+  return check;
+}
+
+// Whether the plan's programs for this host refuse execveat(fd, "",
+// AT_EMPTY_PATH): the safe default @descriptor-exec does wherever
+// filesystem.execute is confined.
+bool execveat_refused(const plan::Plan& plan) {
+  bpf::SeccompData data;
+  data.nr = SYS_execveat;
+  data.arch = kNativeAuditArch;
+  data.args[4] = AT_EMPTY_PATH;
+  for (const plan::SeccompProgram* program : plan::programs_for(plan, kNativeAuditArch)) {
+    const auto outcome = bpf::run(program->instructions, data);
+    const uint32_t action = outcome ? outcome->action & SECCOMP_RET_ACTION_FULL : 0;
+    if (action != SECCOMP_RET_ALLOW && action != SECCOMP_RET_LOG) return true;
+  }
+  return false;
+}
+
+// Under the filesystem view the child execs a pinned command's descriptor by
+// execveat or through the view's /proc/self/fd; where the plan refuses the
+// first and the view has no /proc, the exec would fail with EACCES after the
+// command's process exists: refused here instead, with the fix.
+Status check_pinned_exec(const Prepared& prepared) {
+  const plan::Plan& plan = prepared.plan;
+  if (prepared.exec_fd < 0 || !plan.view || (plan.view->flags & plan::kViewProc) || !execveat_refused(plan)) return Ok{};
+  return refusal(Control::kPinnedFiles,
+                 "the command " + prepared.executable +
+                     " is pinned, so it is exec'd from the descriptor its content was checked through; under the "
+                     "filesystem view that takes execveat(AT_EMPTY_PATH), which the plan refuses (the safe default "
+                     "@descriptor-exec), or the view's /proc/self/fd, and the view has no /proc: add /proc to "
+                     "filesystem.read");
+}
+
+Status check_pinned_files(Preparation& p, const Inputs&) {
+  Prepared& prepared = p.prepared;
+  const std::vector<plan::PinnedFile>& pins = prepared.plan.pinned;
+  if (pins.empty()) return Ok{};
+  CommandFile command;
+  if (!prepared.executable.empty() && ::stat(prepared.executable.c_str(), &command.st) == 0) {
+    command.found = true;
+    command.canonical = canonical_path(prepared.executable);
+  }
+  Status stale = Ok{};
+  for (const plan::PinnedFile& pin : pins) {
+    int fd = -1;
+    PinCheck check = check_pin(pin, command, fd);
+    if (fd >= 0 && prepared.exec_fd < 0) {
+      prepared.exec_fd = fd;
+      prepared.exec_fd_path = "/proc/self/fd/" + std::to_string(fd);
+      char magic[2] = {};
+      prepared.exec_fd_script = ::pread(fd, magic, 2, 0) == 2 && magic[0] == '#' && magic[1] == '!';
+    } else if (fd >= 0) {
+      ::close(fd);
+    }
+    if (stale && !check.unchanged())
+      stale = refusal(Control::kPinnedFiles,
+                      "stale: pinned file " + pin.path +
+                          (check.now ? " changed: plan " + plan::identity_text(pin.sha256) + ", now " +
+                                           plan::identity_text(check.now->sha256)
+                                     : " cannot be read (" + check.problem + "): plan " +
+                                           plan::identity_text(pin.sha256)) +
+                          "; recompile the plan (aasmc compile) once the new content is reviewed, or restore the file");
+    p.report.pins.push_back(std::move(check));
+  }
+  if (stale) stale = check_pinned_exec(prepared);
+  ControlReport c = report_of(Control::kPinnedFiles, std::to_string(pins.size()) + (pins.size() == 1 ? " file" : " files") +
+                                                         " by SHA-256");
+  c.evidence = {Basis::kMeasured, prepared.exec_fd >= 0
+                                      ? "every pinned file re-hashed before the command started; the command exec'd "
+                                        "from the descriptor it was checked through"
+                                      : "every pinned file re-hashed before the command started"};
+  if (!stale) {
+    c.achievable = ControlLevel::kRefused;
+    c.why = stale.error().message;
+  }
+  p.report.controls.push_back(std::move(c));
+  return stale;
 }
 
 // The paths are opened here because the child could not open them once
@@ -538,6 +666,7 @@ constexpr Step kSteps[] = {
     {check_plan_shape},
     {negotiate},
     {find_the_command, true, true},
+    {check_pinned_files},
     {bind_ruleset},
     {prepare_view},
     {prepare_filters},
@@ -556,7 +685,7 @@ constexpr Step kSteps[] = {
 // before anything forks.
 void start_run_cgroup(Preparation& p) {
   const plan::Plan& plan = p.prepared.plan;
-  if (!plan.process || !plan.process->has_tree_limits()) return;
+  if (!plan::has_tree_limits(plan)) return;
   const plan::ProcessSettings& s = *plan.process;
   p.pending_cgroup = std::async(std::launch::async, [limits = cgroup::Limits{s.memory, s.swap, s.pids, s.cpu_millicores},
                                                      name = cgroup::unique_run_name()] {

@@ -34,6 +34,12 @@ struct Prepared {
   std::vector<uint8_t> plan_bytes;  // as read: its provenance is decoded only to explain a denial (with_provenance)
   std::optional<LandlockNegotiation> negotiation;
   std::string executable;
+  // The command's executable where the plan pins it: the descriptor its
+  // content was checked through, which the child execs (spawn::exec_descriptor),
+  // and the same file as /proc/self/fd/N for where execveat is refused.
+  int exec_fd = -1;
+  std::string exec_fd_path;
+  bool exec_fd_script = false;  // "#!": the interpreter reads it as /dev/fd/N, so it stays open across exec
   int ruleset_fd = -1;
   int denied_dir_fd = -1;    // for the read and write self-checks; -1: no read right handled, or no candidate
   uint32_t self_checks = 0;  // SelfCheck bits: the checks the child runs after restrict_self

@@ -116,6 +116,8 @@ Receipt build_receipt(const LaunchReport& report, const RunEnd& end, const Withh
     r.paths.push_back({path.rule_template, path.resolved.empty() ? "" : keyed_digest(*withheld.key, "path", path.resolved),
                        path.identity ? "bound" : "skipped (optional, missing)"});
   for (const ViewMount& m : report.view) r.view.push_back({m.path, m.what, m.options, m.status});
+  for (const PinCheck& pin : report.pins)
+    r.pinned.push_back({pin.planned.path, plan::identity_text(pin.planned.sha256), pin.planned.size, pin.status()});
   r.outcome = end.outcome;
   r.signal = end.signal;
   r.exit_code = end.exit_code;

@@ -60,6 +60,8 @@ ALLOWED = {
     ("compiler/middle/build_ir.cpp", "execute"): "the filesystem verb execute, a policy key",
     ("compiler/frontend/parse_policy.cpp", "filesystem_view"): "the key spec.isolation.filesystem_view",
     ("compiler/backend/view_lowering.cpp", "mount"): "the @mount group the view needs refused",
+    ("compiler/backend/backends.cpp", "partial"): "a backend's support (full, partial, none: support_name), not an outcome level",
+    ("compiler/backend/oci_export.cpp", "capabilities"): "the key capabilities of a Kubernetes securityContext",
     # Syscalls, syscall groups and syscall arguments: the kernel's names.
     ("compiler/tables/syscall_groups.cpp", "mount"): "the mount(2) syscall, and the @mount group",
     ("compiler/tables/syscall_groups.cpp", "truncate"): "the truncate(2) syscall",

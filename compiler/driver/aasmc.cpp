@@ -27,6 +27,8 @@ constexpr std::pair<std::string_view, Verb> kVerbs[] = {
     {"suggest", aasmc::suggest_verb},
     {"groups", aasmc::groups_verb},
     {"receipt", aasmc::receipt_verb},
+    {"backends", aasmc::backends_verb},
+    {"export", aasmc::export_verb},
 };
 
 }  // namespace

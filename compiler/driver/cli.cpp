@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "backend/check_lowerable.h"
+#include "backend/pinned_files.h"
 #include "backend/plan_builder.h"
 #include "backend/provenance.h"
 #include "backend/socket_rules.h"
@@ -21,7 +22,7 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: aasmc compile POLICY.yaml... -o PLAN [--arch x86_64,aarch64] [--print-ir]\n"
-    "                     [--diagnostics-format=text|json|sarif]\n"
+    "                     [--backend native|systemd|oci|auto|NAME,NAME...] [--diagnostics-format=text|json|sarif]\n"
     "       aasmc explain POLICY.yaml... [--json] [--arch x86_64,aarch64] [--diagnostics-format=text|json|sarif]\n"
     "       aasmc show PLAN [--bpf | --json | --textconv]\n"
     "       aasmc digest PLAN\n"
@@ -30,6 +31,9 @@ constexpr const char* kUsage =
     "       aasmc diff OLD NEW [--json] [--fail-on-widening]   (each a plan, or policies joined by ',')\n"
     "       aasmc suggest RECEIPT POLICY.yaml...\n"
     "       aasmc groups [--json]\n"
+    "       aasmc backends [--json]\n"
+    "       aasmc export --format oci|systemd POLICY.yaml... [-o FILE] [--json | --kubernetes]\n"
+    "                    [--localhost-profile PATH] [--arch x86_64,aarch64] [--diagnostics-format=text|json|sarif]\n"
     "       aasmc receipt verify RECEIPT [--json]\n"
     "       aasmc --version\n";
 
@@ -127,12 +131,18 @@ std::optional<std::vector<uint8_t>> compile_in_memory(const CompileRequest& requ
     llvm::outs() << print_ir(*lowered);
   }
   if (!check_lowerable(*ir, diags)) return std::nullopt;
+  auto pinned = hash_pinned_files(ir->filesystem, diags);
+  if (!pinned) return std::nullopt;
+  const std::optional<Backend> backend = choose_backend(*ir, request.backend, diags);
+  if (!backend) return std::nullopt;
   auto plan = build_plan(*ir);
   if (!plan) {
     diags.global_error(llvm::toString(plan.takeError()), diag::kLowering);
     return std::nullopt;
   }
+  add_backend_meta(*ir, *backend, *plan);
   plan->provenance = build_provenance(documents, *ir, diags.sources());
+  plan->pinned = std::move(*pinned);
   if (aasm::Status encodable = aasm::plan::check_encodable(*plan); !encodable) {
     diags.global_error(encodable.error().message, diag::kLowering);
     return std::nullopt;

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/negotiate.h"
 #include "base/result.h"
 #include "plan/plan.h"
 #include "support/diagnostics.h"
@@ -73,6 +74,9 @@ struct CompileRequest {
   std::vector<std::string> inputs;  // any order: compiled in canonical_input_order
   std::vector<Target> targets;
   bool print_ir = false;            // print the lowered IR to stdout on the way
+  // --backend: the native backend unless given; the plan of a native
+  // compile is the same bytes with or without it (docs/backends.md).
+  BackendChoice backend{{Backend::kNative}, false};
 };
 // The cascade compiled in memory, exactly the bytes `aasmc compile` writes;
 // nullopt with the reasons in `diags`.

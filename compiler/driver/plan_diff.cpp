@@ -303,6 +303,22 @@ void view(const Plan& a, const Plan& b, std::vector<PostureChange>& out) {
   }
 }
 
+// Pins: a pin gone, or another digest, lets the launch run content the old
+// plan refused (a widening); a new pin only refuses more.
+void pinned(const Plan& a, const Plan& b, std::vector<PostureChange>& out) {
+  std::map<std::string, std::pair<const PinnedFile*, const PinnedFile*>> by_path;
+  for (const PinnedFile& file : a.pinned) by_path[file.path].first = &file;
+  for (const PinnedFile& file : b.pinned) by_path[file.path].second = &file;
+  auto text = [](const PinnedFile* file) {
+    return file ? identity_text(file->sha256) + ", " + std::to_string(file->size) + " bytes" : std::string("not pinned");
+  };
+  for (const auto& [path, sides] : by_path) {
+    const auto [old_pin, new_pin] = sides;
+    if (old_pin && new_pin && *old_pin == *new_pin) continue;
+    out.push_back({"pinned", path, text(old_pin), text(new_pin), "", old_pin != nullptr});
+  }
+}
+
 }  // namespace
 
 std::vector<PostureChange> diff_posture(const Plan& before, const Plan& after) {
@@ -313,6 +329,7 @@ std::vector<PostureChange> diff_posture(const Plan& before, const Plan& after) {
   resources(before, after, out);
   controls(before, after, out);
   view(before, after, out);
+  pinned(before, after, out);
   std::stable_sort(out.begin(), out.end(), [](const PostureChange& x, const PostureChange& y) {
     return std::tie(x.area, x.subject) < std::tie(y.area, y.subject);
   });

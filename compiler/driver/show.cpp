@@ -10,6 +10,7 @@
 #include "kernel/landlock_rights_text.h"
 #include "supervisor/path_binding.h"  // rule_template
 #include "kernel/capabilities.h"
+#include "kernel/seccomp.h"
 #include "plan/controls.h"
 #include "plan/view_mounts.h"
 #include "tables/errno_names.h"
@@ -20,16 +21,14 @@ namespace bpf = aasm::bpf;
 
 using namespace aasm::plan;
 
+// By the kernel's names (seccomp::kActionNames, as doctor and --dry-run say
+// them); an errno action with its errno as the policy writes it (errno:EPERM).
 std::string describe_seccomp_action(uint32_t action) {
-  switch (action & SECCOMP_RET_ACTION_FULL) {
-    case SECCOMP_RET_KILL_PROCESS: return "kill-process";
-    case SECCOMP_RET_KILL_THREAD: return "kill-thread";
-    case SECCOMP_RET_TRAP: return "trap";
-    case SECCOMP_RET_ERRNO: return std::string("errno:") + errno_name(int(action & SECCOMP_RET_DATA));
-    case SECCOMP_RET_LOG: return "log";
-    case SECCOMP_RET_ALLOW: return "allow";
-  }
-  return "action:" + std::to_string(action);
+  const uint32_t kind = action & SECCOMP_RET_ACTION_FULL;
+  std::string name = aasm::seccomp::action_name(kind);
+  if (name == "?") return "action:" + std::to_string(action);
+  if (kind == SECCOMP_RET_ERRNO) name += std::string(":") + errno_name(int(action & SECCOMP_RET_DATA));
+  return name;
 }
 
 std::string describe_plan(const Plan& plan, const aasm::Sha256Digest& digest, bool bpf) {
@@ -103,6 +102,10 @@ std::string describe_plan(const Plan& plan, const aasm::Sha256Digest& digest, bo
         << (plan.view->flags & kViewOwnNamespaces ? " (the view's alone)" : " (the policy's too)") << "\n";
     out << "  control " << aasm::control_name(aasm::Control::kFilesystemView) << ": "
         << aasm::planned_word(aasm::planned_of(plan.view->flags & kViewDegradable)) << "\n";
+  }
+  if (!plan.pinned.empty()) {
+    out << "pinned files (the launcher re-hashes each before anything runs):\n";
+    for (const PinnedFile& file : plan.pinned) out << "  " << pinned_text(file) << "\n";
   }
   if (plan.seccomp.empty()) out << "seccomp: none (syscalls unconstrained)\n";
   for (const SeccompProgram& program : plan.seccomp) {
@@ -252,6 +255,9 @@ nlohmann::ordered_json plan_json(const Plan& plan, const aasm::Sha256Digest& dig
   for (ControlDomain verb : unconstrained_filesystem_verbs(plan)) unconstrained.push_back(control_domain_name(verb));
   out["process"] = process_json(plan);
   out["view"] = view_json(plan);
+  auto& pinned = out["pinned"] = Json::array();
+  for (const PinnedFile& file : plan.pinned)
+    pinned.push_back({{"path", file.path}, {"sha256", identity_text(file.sha256)}, {"size", file.size}});
   auto& seccomp = out["seccomp"] = Json::array();
   for (const SeccompProgram& program : plan.seccomp)
     seccomp.push_back({{"architecture", audit_arch_name(program.audit_arch)},

@@ -20,5 +20,9 @@ int diff_verb(const Args& args);
 // 1 one does not or the file is no receipt, 2 usage (driver/receipt_verify.cpp).
 int receipt_verb(const Args& args);
 int suggest_verb(const Args& args);  // driver/suggest.cpp
+// `aasmc backends [--json]`: what each backend can enforce (driver/backends.cpp).
+int backends_verb(const Args& args);
+// `aasmc export --format oci|systemd POLICY...`: another backend's format (driver/export.cpp).
+int export_verb(const Args& args);
 
 }  // namespace aasmc

@@ -150,6 +150,27 @@ void toolchain_changes(const Plan& recorded, const Plan& fresh, const std::strin
   }
 }
 
+// A pinned file whose content changed since the plan was compiled: the same
+// pin in both plans, other digests. A pin added or removed is a change of a
+// source document, named above.
+void pinned_changes(const Plan& recorded, const Plan& fresh, const std::string& plan_path, std::vector<Change>& out) {
+  for (const aasm::plan::PinnedFile& was : recorded.pinned)
+    for (const aasm::plan::PinnedFile& now : fresh.pinned) {
+      if (was.path != now.path || was == now) continue;
+      Change c{diag::kStalePinned, "pinned",
+               "pinned file " + was.path + " changed: the plan recorded " + digest_text(aasm::to_hex(was.sha256)) +
+                   " (" + std::to_string(was.size) + " bytes), the file is now " +
+                   digest_text(aasm::to_hex(now.sha256)) + " (" + std::to_string(now.size) + " bytes)",
+               plan_path};
+      c.detail["path"] = was.path;
+      c.detail["plan_sha256"] = digest_text(aasm::to_hex(was.sha256));
+      c.detail["now_sha256"] = digest_text(aasm::to_hex(now.sha256));
+      c.detail["plan_size"] = was.size;
+      c.detail["now_size"] = now.size;
+      out.push_back(std::move(c));
+    }
+}
+
 // Same sources and toolchain, other bytes: which parts differ.
 void content_changes(const Plan& recorded, const Plan& fresh, const std::string& plan_path,
                      std::vector<Change>& out) {
@@ -160,6 +181,7 @@ void content_changes(const Plan& recorded, const Plan& fresh, const std::string&
   if (recorded.view != fresh.view) parts.push_back("filesystem view");
   if (recorded.seccomp != fresh.seccomp) parts.push_back("seccomp");
   if (recorded.syscalls != fresh.syscalls) parts.push_back("syscall manifest");
+  if (recorded.pinned != fresh.pinned) parts.push_back("pinned files");
   if (recorded.provenance != fresh.provenance)
     parts.push_back("provenance (the policy files given by other paths?)");
   std::string list;
@@ -243,6 +265,7 @@ int verify_verb(const Args& args) {
   std::vector<Change> changes;
   source_changes(loaded->plan, *fresh, o.compile.inputs, changes);
   toolchain_changes(loaded->plan, *fresh, o.plan, changes);
+  pinned_changes(loaded->plan, *fresh, o.plan, changes);
   if (changes.empty()) content_changes(loaded->plan, *fresh, o.plan, changes);
   report["verdict"] = "stale";
   report["changes"] = nlohmann::ordered_json::array();

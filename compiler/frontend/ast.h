@@ -69,6 +69,7 @@ struct FilesystemNode {
   std::optional<std::vector<PathEntry>> optional;
   std::optional<Located<bool>> templates_may_resolve_to_system_roots;
   std::optional<std::vector<PathEntry>> readonly;  // protected subtrees of writable trees (the filesystem view)
+  std::optional<std::vector<PathEntry>> pinned;    // files pinned by content (absolute paths only)
 };
 
 struct NameEntry {

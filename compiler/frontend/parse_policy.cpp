@@ -246,9 +246,13 @@ class DocumentParser {
   std::optional<FilesystemNode> parse_filesystem(const YamlNode& node) {
     if (!expect(node, Kind::kMap, "spec.filesystem")) return std::nullopt;
     FilesystemNode fs;
-    for_each_key(node, {"read", "write", "execute", "optional", "readonly", "templates_may_resolve_to_system_roots"},
+    for_each_key(node, {"read", "write", "execute", "optional", "readonly", "pinned", "templates_may_resolve_to_system_roots"},
                  "spec.filesystem", [&](const std::string& key, const YamlNode& value) {
                    const std::string where = "spec.filesystem." + key;
+                   if (key == "pinned") {
+                     fs.pinned = parse_pinned(value, where);
+                     return;
+                   }
                    if (key == "optional" || key == "readonly") {
                      (key == "optional" ? fs.optional : fs.readonly) = parse_path_list(value, where);
                      return;
@@ -290,6 +294,23 @@ class DocumentParser {
       }
       entries.push_back({std::move(*path), ref(item)});
     }
+    return entries;
+  }
+
+  // A pin is hashed when the plan is compiled, so it names the file itself:
+  // ${CWD} and ${HOME} mean directories of the launch, which the compiler
+  // never sees.
+  std::optional<std::vector<PathEntry>> parse_pinned(const YamlNode& node, const std::string& where) {
+    auto entries = parse_path_list(node, where);
+    if (!entries) return entries;
+    std::erase_if(*entries, [&](const PathEntry& entry) {
+      if (entry.path.base == PathBase::kAbsolute) return false;
+      diags_.error(entry.source.loc, "filesystem.pinned: '" + entry.path.text() +
+                       "' is resolved at launch, but a pin is hashed when the plan is compiled; pin the file's "
+                       "absolute path",
+                   diag::kPinnedTemplate, entry.source.range);
+      return true;
+    });
     return entries;
   }
 

@@ -33,6 +33,8 @@ class Printer {
       line("capabilities.deny: " + std::string(domain_name(domain)), source);
     filesystem();
     if (ir_.filesystem.empty() && !ir_.filesystem.readonly.empty()) verb("filesystem.readonly", ir_.filesystem.readonly);
+    if (ir_.filesystem.empty() && !ir_.filesystem.pinned.empty())
+      verb("filesystem.pinned", ir_.filesystem.pinned, "by content (SHA-256 when compiled)");
     flag("filesystem.templates_may_resolve_to_system_roots", ir_.filesystem.templates_may_resolve_to_system_roots,
          "true", "false");
     network("network.outbound", ir_.network.outbound);
@@ -97,9 +99,10 @@ class Printer {
     out_ << "\n";
   }
 
-  void verb(const char* name, const std::optional<std::vector<PathGrant>>& grants) {
+  // `word` heads the list: "allow" for a verb, what the list is otherwise.
+  void verb(const char* name, const std::optional<std::vector<PathGrant>>& grants, const char* word = "allow") {
     if (!grants) return;
-    out_ << name << ": allow" << (grants->empty() ? " nothing\n" : "\n");
+    out_ << name << ": " << word << (grants->empty() ? " nothing\n" : "\n");
     for (const PathGrant& g : *grants) {
       std::vector<SourceRef> narrowed;
       if (g.narrowed) narrowed.push_back(*g.narrowed);
@@ -121,6 +124,7 @@ class Printer {
       else out_ << name << ": unconstrained\n";
     }
     if (!fs.readonly.empty()) verb("filesystem.readonly", fs.readonly);
+    if (!fs.pinned.empty()) verb("filesystem.pinned", fs.pinned, "by content (SHA-256 when compiled)");
   }
 
   void network(const char* name, const std::optional<NetworkRuleIR>& rule) {

@@ -53,6 +53,9 @@ struct FilesystemIR {
   // Protected subtrees (filesystem.readonly): the union of every document's;
   // only the filesystem view enforces them.
   std::vector<PathGrant> readonly;
+  // Files pinned by content (filesystem.pinned): the union of every
+  // document's, sorted by path, each from the broadest document naming it.
+  std::vector<PathGrant> pinned;
   // ${CWD}/${HOME} may resolve to a system root at launch: false wins.
   std::optional<Effective<bool>> templates_may_resolve_to_system_roots;
   bool empty() const { return !read && !write && !execute; }

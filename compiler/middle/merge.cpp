@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <tuple>
 
 namespace aasmc {
 namespace {
@@ -59,6 +60,25 @@ std::optional<std::vector<PathGrant>> readable(const PolicyDocument& doc) {
   return normalize_paths(std::move(grants));
 }
 
+// Pins: the union (a pin narrows what may run, so any tier may add one, and
+// none can take another's away). Two documents pinning one file are one pin,
+// attributed to the broadest, then the first by name: whatever order the
+// files were given in. Not normalized: a pin is a file, never a tree.
+std::vector<PathGrant> merge_pinned(const std::vector<const PolicyDocument*>& docs) {
+  std::vector<std::pair<PathGrant, const PolicyDocument*>> pins;
+  for (const PolicyDocument* doc : docs)
+    if (doc->filesystem && doc->filesystem->pinned)
+      for (const PathEntry& entry : *doc->filesystem->pinned)
+        pins.push_back({{entry.path, false, entry.source, std::nullopt, false}, doc});
+  std::stable_sort(pins.begin(), pins.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.first.path, a.second->tier, a.second->name) < std::tie(b.first.path, b.second->tier, b.second->name);
+  });
+  std::vector<PathGrant> pinned;
+  for (auto& [pin, doc] : pins)
+    if (pinned.empty() || !(pinned.back() == pin)) pinned.push_back(std::move(pin));
+  return pinned;
+}
+
 FilesystemIR merge_filesystem(const std::vector<const PolicyDocument*>& docs) {
   auto verb = [&](std::optional<PathAllowList> FilesystemNode::*member) {
     return merge_paths(docs, [&](const PolicyDocument& doc) -> const std::vector<PathEntry>* {
@@ -97,6 +117,7 @@ FilesystemIR merge_filesystem(const std::vector<const PolicyDocument*>& docs) {
       }
     }
   fs.readonly = normalize_paths(readonly);
+  fs.pinned = merge_pinned(docs);
   for (PathGrant& kept : fs.readonly)
     kept.optional = std::all_of(readonly.begin(), readonly.end(),
                                 [&](const PathGrant& g) { return g.optional || !contains(kept.path, g.path); });

@@ -266,7 +266,8 @@ void render_text(llvm::ArrayRef<Diagnostic> diagnostics, const llvm::SourceMgr& 
             << d.message << suffix << "\n";
         break;
       case Diagnostic::Origin::kGlobal:
-        llvm::WithColor::error(out, "aasmc") << d.message << suffix << "\n";
+        (d.severity == Severity::kWarning ? llvm::WithColor::warning(out, "aasmc") : llvm::WithColor::error(out, "aasmc"))
+            << d.message << suffix << "\n";
         break;
     }
     render_text(d.notes, sources, out);

@@ -99,6 +99,12 @@ void Diagnostics::global_error(const std::string& message, const char* id) {
   add(std::move(d));
 }
 
+void Diagnostics::global_warning(const std::string& message, const char* id) {
+  global_error(message, id);
+  diagnostics_.back().severity = Severity::kWarning;
+  --errors_;
+}
+
 void Diagnostics::flush(llvm::raw_ostream& out, DiagnosticFormat format, const RenderOptions& options) {
   render_diagnostics(diagnostics_, sources_, format, out, options);
   out.flush();

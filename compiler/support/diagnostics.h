@@ -74,6 +74,7 @@ class Diagnostics {
   void file_warning(const std::string& path, const std::string& message, const char* id);
   // Not tied to a file (a whole-cascade or lowering fault).
   void global_error(const std::string& message, const char* id);
+  void global_warning(const std::string& message, const char* id);
 
   unsigned error_count() const { return errors_; }
   llvm::SourceMgr& sources() const { return sources_; }

@@ -12,8 +12,8 @@ namespace aasmc {
 
 llvm::ArrayRef<Target> all_targets() {
   static const Target kTargets[] = {
-      {"x86_64", aasm::plan::kAuditArchX86_64, SCMP_ARCH_X86_64},
-      {"aarch64", aasm::plan::kAuditArchAarch64, SCMP_ARCH_AARCH64},
+      {"x86_64", aasm::plan::kAuditArchX86_64, SCMP_ARCH_X86_64, "SCMP_ARCH_X86_64", "x86-64"},
+      {"aarch64", aasm::plan::kAuditArchAarch64, SCMP_ARCH_AARCH64, "SCMP_ARCH_AARCH64", "arm64"},
   };
   return kTargets;
 }

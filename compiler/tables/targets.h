@@ -15,6 +15,8 @@ struct Target {
   const char* name;     // "x86_64", "aarch64"
   uint32_t audit_arch;  // AUDIT_ARCH_*
   uint32_t scmp_arch;   // SCMP_ARCH_*
+  const char* oci_arch;      // its name in an OCI seccomp profile's architectures
+  const char* systemd_arch;  // its name in systemd's SystemCallArchitectures=
 };
 
 llvm::ArrayRef<Target> all_targets();

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -40,6 +41,11 @@ int open_at_end() {
     return -error;
   }
   return fd;
+}
+
+std::string unreadable_text(int error) {
+  return std::string("the kernel log cannot be read here (/dev/kmsg: ") + strerrorname_np(error) +
+         "; with kernel.dmesg_restrict it needs CAP_SYSLOG)";
 }
 
 std::vector<SeccompKill> seccomp_kills(int log, pid_t pid, int wait_ms) {

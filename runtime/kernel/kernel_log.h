@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace aasm::kernel_log {
@@ -14,6 +15,10 @@ namespace aasm::kernel_log {
 // /dev/kmsg positioned after its last record (only what comes later is
 // read), close-on-exec and non-blocking; or -errno (EPERM: no CAP_SYSLOG).
 int open_at_end();
+
+// Why open_at_end() failed with -`error`, and what would let it read
+// ("the kernel log cannot be read here (/dev/kmsg: EPERM; ...)").
+std::string unreadable_text(int error);
 
 struct SeccompKill {
   uint32_t arch = 0;  // AUDIT_ARCH_*

@@ -29,6 +29,18 @@ AbiProbe probe_abi() {
   return probe;
 }
 
+std::vector<std::string> errata_names(uint32_t errata) {
+  std::vector<std::string> names;
+  for (int number = 1; number <= 32; ++number) {
+    if (!(errata & (1u << (number - 1)))) continue;
+    std::string name = "erratum " + std::to_string(number);
+    for (const Erratum& e : kErrata)
+      if (e.number == number) name += " (ABI " + std::to_string(e.abi) + "): " + e.name;
+    names.push_back(std::move(name));
+  }
+  return names;
+}
+
 Result<int> create_ruleset(const plan::LandlockRuleset& ruleset) {
   RulesetAttr attr{ruleset.handled_fs, ruleset.handled_net, ruleset.scoped};
   // Older kernels reject a larger struct with non-zero unknown fields, so pass

@@ -4,6 +4,8 @@
 #include <sys/stat.h>
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "base/result.h"
 #include "plan/plan.h"
@@ -17,6 +19,22 @@ struct AbiProbe {
 };
 
 AbiProbe probe_abi();
+
+// The kernel's Landlock errata (security/landlock/errata/abi-N.h): bit
+// number-1 of LANDLOCK_CREATE_RULESET_ERRATA is set when the fix is in.
+struct Erratum {
+  int number;
+  int abi;           // the ABI whose behaviour the fix corrects
+  const char* name;  // the kernel's own title
+};
+inline constexpr Erratum kErrata[] = {
+    {1, 4, "TCP socket identification (TCP rights no longer restrict SMC, MPTCP or SCTP)"},
+    {2, 6, "scoped signal handling (threads of one process may signal each other)"},
+    {3, 1, "disconnected directory handling (no widening through rename or link)"},
+};
+// The fixes `errata` has, by number, ABI and title (none for 0); a bit the table
+// does not know is named "erratum N".
+std::vector<std::string> errata_names(uint32_t errata);
 
 // Creates the ruleset (close-on-exec fd) with the plan's handled rights.
 Result<int> create_ruleset(const plan::LandlockRuleset& ruleset);

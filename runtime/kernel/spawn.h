@@ -79,6 +79,14 @@ struct Options {
 // set both itself. One start at a time per process.
 pid_t start(const Options& options, int (*child)(void*), void* argument, const std::function<bool()>& alongside);
 
+// For the child: execve of an open file (a pinned executable, checked
+// through this descriptor): execveat(fd, "", AT_EMPTY_PATH), and where that
+// is refused with EACCES or EPERM (the plan's own filter may refuse it: the
+// safe default @descriptor-exec), execve of `proc_path` ("/proc/self/fd/N",
+// made by the caller before the clone): the same open file, no path to race.
+// Returns the errno (the first one where the /proc path does not exist).
+int exec_descriptor(int fd, const char* proc_path, char* const argv[], char* const envp[]);
+
 // For the child: waits (futex) until the supervisor's `alongside` is done.
 // Before the child installs anything that could forbid futex.
 void await_supervisor();

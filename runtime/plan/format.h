@@ -26,6 +26,7 @@ inline constexpr size_t kMaxPathBytes = 4096;       // PATH_MAX
 inline constexpr size_t kMaxStringBytes = 65535;
 inline constexpr size_t kMaxListEntries = 65535;
 inline constexpr size_t kMaxViewTrees = 4096;
+inline constexpr size_t kMaxPinnedFiles = 4096;
 
 enum class SectionType : uint32_t {
   kMeta = 1,             // key/value strings: compiler version, sources
@@ -35,6 +36,7 @@ enum class SectionType : uint32_t {
   kProcess = 5,          // resource limits, environment, supervision
   kFilesystemView = 6,   // the command's own root: binds, /proc, /dev, private tmpfs
   kProvenance = 7,       // which policy line made each decision (for the denial report)
+  kPinned = 8,           // files pinned by content: path, size, SHA-256 (filesystem.pinned)
 };
 
 // Section flag bits. A reader refuses an unknown section with the critical

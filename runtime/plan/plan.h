@@ -224,6 +224,15 @@ struct Provenance {
   bool operator==(const Provenance&) const = default;
 };
 
+// A file pinned by content (filesystem.pinned): the launcher re-hashes it
+// through the descriptor it opens and refuses the launch when it changed.
+struct PinnedFile {
+  std::string path;  // absolute: a pin is hashed at compile time, so no launch-time variable
+  uint64_t size = 0;
+  Sha256Digest sha256{};
+  bool operator==(const PinnedFile&) const = default;
+};
+
 struct Plan {
   std::vector<std::pair<std::string, std::string>> meta;  // sorted by key
   std::optional<LandlockRuleset> landlock;
@@ -232,12 +241,15 @@ struct Plan {
   std::vector<SeccompProgram> seccomp;  // by audit_arch; per arch in install order, the main program last
   std::vector<SyscallEntry> syscalls;   // sorted by name
   std::optional<Provenance> provenance;  // absent in plans of older compilers
+  std::vector<PinnedFile> pinned;        // sorted by path, unique; no section when empty
   bool operator==(const Plan&) const = default;
 };
 
 // The process section's namespaces and kept capabilities; none without one.
 inline uint32_t namespaces_of(const Plan& plan) { return plan.process ? plan.process->namespaces : 0; }
 inline uint64_t kept_capabilities_of(const Plan& plan) { return plan.process ? plan.process->kept_capabilities : 0; }
+// Whether a launch of the plan makes a run cgroup (memory, tasks or CPU of the whole tree).
+inline bool has_tree_limits(const Plan& plan) { return plan.process && plan.process->has_tree_limits(); }
 
 // Whether the plan confines any filesystem verb, and which verbs it leaves
 // unconstrained while it does (docs/policy-language.md: a verb no document
@@ -272,6 +284,8 @@ Sha256Digest plan_digest(std::span<const uint8_t> bytes);
 inline constexpr std::string_view kDigestPrefix = "sha256:";
 std::string plan_identity(std::span<const uint8_t> bytes);
 std::string identity_text(const Sha256Digest& digest);
+// A pin as every report prints it, one line: "PATH sha256:HEX, N bytes".
+std::string pinned_text(const PinnedFile& file);
 // An identity as a user writes it: 64 hex digits in either case, with or
 // without the "sha256:" prefix. The error says what is wrong with it.
 Result<Sha256Digest> parse_digest_text(std::string_view text);

@@ -57,7 +57,7 @@ bool is_normalized(const std::string& path) {
 }
 
 bool is_known(uint32_t type) {
-  return type >= uint32_t(SectionType::kMeta) && type <= uint32_t(SectionType::kProvenance);
+  return type >= uint32_t(SectionType::kMeta) && type <= uint32_t(SectionType::kPinned);
 }
 
 const char* section_name(uint32_t type) {
@@ -69,6 +69,7 @@ const char* section_name(uint32_t type) {
     case SectionType::kProcess: return "process";
     case SectionType::kFilesystemView: return "filesystem-view";
     case SectionType::kProvenance: return "provenance";
+    case SectionType::kPinned: return "pinned";
   }
   return "unknown";
 }
@@ -345,6 +346,26 @@ Status decode_view_tmpfs(ByteReader& r, FilesystemView& view) {
   return Ok{};
 }
 
+Status decode_pinned(ByteReader& r, Plan& plan) {
+  if (!plan.pinned.empty()) return fault("two pinned sections");
+  const uint32_t count = r.u32();
+  if (!r.ok()) return truncated("pinned");
+  if (count == 0 || count > kMaxPinnedFiles) return fault("pinned section has " + std::to_string(count) + " files (1 to " + std::to_string(kMaxPinnedFiles) + " allowed)");
+  for (uint32_t i = 0; i < count; ++i) {
+    PinnedFile file;
+    file.size = r.u64();
+    const std::span<const uint8_t> digest = r.bytes(kDigestSize);
+    file.path = r.str16();
+    if (!r.ok()) return truncated("pinned");
+    std::copy(digest.begin(), digest.end(), file.sha256.begin());
+    const std::string where = "pinned file " + std::to_string(i);
+    if (Status path = check_template_path(PathBase::kAbsolute, file.path, where); !path) return path;
+    if (!plan.pinned.empty() && plan.pinned.back().path >= file.path) return fault(where + " is out of order or repeats a path");
+    plan.pinned.push_back(std::move(file));
+  }
+  return Ok{};
+}
+
 Status decode_view(ByteReader& r, Plan& plan) {
   if (plan.view) return fault("two filesystem-view sections");
   FilesystemView view;
@@ -505,6 +526,7 @@ Status decode_section(const SectionEntry& e, std::span<const uint8_t> body, Plan
     case SectionType::kProcess: status = decode_process(r, plan); break;
     case SectionType::kFilesystemView: status = decode_view(r, plan); break;
     case SectionType::kProvenance: status = decode_provenance(r, plan); break;
+    case SectionType::kPinned: status = decode_pinned(r, plan); break;
   }
   if (!status) return status;
   if (!r.ok()) return fault(std::string(section_name(e.type)) + " section is shorter than its contents");
@@ -521,6 +543,10 @@ Sha256Digest plan_digest(std::span<const uint8_t> bytes) {
 }
 
 std::string identity_text(const Sha256Digest& digest) { return std::string(kDigestPrefix) + to_hex(digest); }
+
+std::string pinned_text(const PinnedFile& file) {
+  return file.path + " " + identity_text(file.sha256) + ", " + std::to_string(file.size) + " bytes";
+}
 
 std::string plan_identity(std::span<const uint8_t> bytes) { return identity_text(plan_digest(bytes)); }
 
@@ -610,7 +636,8 @@ Result<Plan> decode_plan(std::span<const uint8_t> bytes, Decode what) {
     const bool critical_by_type = SectionType(e.type) == SectionType::kLandlock ||
                                   SectionType(e.type) == SectionType::kSeccompProgram ||
                                   SectionType(e.type) == SectionType::kProcess ||
-                                  SectionType(e.type) == SectionType::kFilesystemView;
+                                  SectionType(e.type) == SectionType::kFilesystemView ||
+                                  SectionType(e.type) == SectionType::kPinned;
     if (critical_by_type && !(e.flags & kSectionCritical))
       return fault(std::string(section_name(e.type)) + " section is not marked critical");
     if (what == Decode::kDeferProvenance && SectionType(e.type) == SectionType::kProvenance) continue;

@@ -114,6 +114,17 @@ std::vector<uint8_t> encode_view(const FilesystemView& view) {
   return std::move(w.bytes());
 }
 
+std::vector<uint8_t> encode_pinned(const std::vector<PinnedFile>& pinned) {
+  ByteWriter w;
+  w.u32(uint32_t(pinned.size()));
+  for (const PinnedFile& file : pinned) {
+    w.u64(file.size);
+    w.raw(file.sha256);
+    w.str16(file.path);
+  }
+  return std::move(w.bytes());
+}
+
 std::vector<uint8_t> encode_manifest(const Plan& plan) {
   ByteWriter w;
   w.u32(uint32_t(plan.syscalls.size()));
@@ -160,6 +171,8 @@ std::vector<Section> sections_of(const Plan& plan) {
     sections.push_back({SectionType::kSeccompProgram, kSectionCritical, encode_program(program)});
   if (plan.process) sections.push_back({SectionType::kProcess, kSectionCritical, encode_process(*plan.process)});
   if (plan.view) sections.push_back({SectionType::kFilesystemView, kSectionCritical, encode_view(*plan.view)});
+  // Critical: a launcher that skipped it would run a changed file unchecked.
+  if (!plan.pinned.empty()) sections.push_back({SectionType::kPinned, kSectionCritical, encode_pinned(plan.pinned)});
   sections.push_back({SectionType::kSyscallManifest, 0, encode_manifest(plan)});
   if (plan.provenance) sections.push_back({SectionType::kProvenance, 0, encode_provenance(*plan.provenance)});
   return sections;
@@ -204,6 +217,9 @@ Status check_encodable(const Plan& plan) {
     for (const ViewTree& tree : plan.view->trees)
       if (tree.path.size() > kMaxPathBytes) return too_large("a filesystem view path is longer than PATH_MAX");
   }
+  if (plan.pinned.size() > kMaxPinnedFiles) return too_large("too many pinned files");
+  for (const PinnedFile& file : plan.pinned)
+    if (file.path.size() > kMaxPathBytes) return too_large("a pinned path is longer than PATH_MAX");
   if (plan.syscalls.size() > kMaxListEntries) return too_large("too many syscall manifest entries");
   for (const SyscallEntry& entry : plan.syscalls)
     if (entry.name.size() > kMaxStringBytes) return too_large("a syscall name is too long");

@@ -74,7 +74,7 @@ Value denials_section(const ReceiptDenials& d) {
 }
 
 Value body_of(const Receipt& r) {
-  Array controls, paths, view;
+  Array controls, paths, view, pinned;
   for (const ReceiptControl& c : r.controls)
     controls.push_back(Object{{"domain", c.domain}, {"requested", c.requested}, {"planned", c.planned},
                               {"achieved", c.achieved}, {"basis", c.basis}});
@@ -82,6 +82,8 @@ Value body_of(const Receipt& r) {
     paths.push_back(Object{{"template", p.rule_template}, {"resolved_hmac", p.resolved_hmac}, {"status", p.status}});
   for (const ReceiptViewMount& m : r.view)
     view.push_back(Object{{"path", m.path}, {"what", m.what}, {"options", m.options}, {"status", m.status}});
+  for (const ReceiptPin& p : r.pinned)
+    pinned.push_back(Object{{"path", p.path}, {"sha256", p.sha256}, {"size", p.size}, {"checked", p.checked}});
   const ReceiptRedaction& x = r.redaction;
   Object body{
       {"schema", kReceiptSchema},
@@ -108,6 +110,7 @@ Value body_of(const Receipt& r) {
       {"denials", denials_section(r.denials)},
       {"cleanup", r.cleanup}};
   if (!r.view.empty()) body.emplace("view", std::move(view));
+  if (!r.pinned.empty()) body.emplace("pinned", std::move(pinned));
   return body;
 }
 

@@ -39,6 +39,15 @@ struct ReceiptViewMount {
   std::string status;
 };
 
+// A pinned file as the launch checked it (filesystem.pinned): the plan's path,
+// digest and size, and what the launcher found ("unchanged", "CHANGED: ...").
+struct ReceiptPin {
+  std::string path;
+  std::string sha256;  // "sha256:HEX", as the plan records it
+  uint64_t size = 0;
+  std::string checked;
+};
+
 // What the run's confinement refused (docs/receipts.md, "denials"): each
 // distinct denial once with its count, the policy lines that refused it and
 // the edits that would allow it. `aasmc suggest` reads exactly this.
@@ -111,6 +120,7 @@ struct Receipt {
   std::string enforcement;  // full / degraded / none: the controls summed up
   std::vector<ReceiptPath> paths;
   std::vector<ReceiptViewMount> view;  // written only when the plan builds a view
+  std::vector<ReceiptPin> pinned;      // written only when the plan pins files
   std::string outcome;  // not started / deadline / output limit / out of memory / task limit / signal / exited
   int signal = 0;       // the signal that ended the command, 0 for none
   int exit_code = 0;    // the launcher's own exit code

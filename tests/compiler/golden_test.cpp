@@ -42,21 +42,6 @@ std::string testdata() {
   return dir;
 }
 
-// The `file:line:col: kind: message` lines of a diagnostic stream, with the
-// file name removed, and the `aasmc: kind: message` lines of diagnostics no
-// place in a file is to blame for (an empty cascade); source lines and
-// carets are not compared.
-std::vector<std::string> diagnostic_lines(const std::string& text, const std::string& file) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);)
-    if (line.starts_with(file + ":"))
-      lines.push_back(line.substr(file.size() + 1));
-    else if (line.starts_with("aasmc: "))
-      lines.push_back(line);
-  return lines;
-}
-
 std::vector<std::string> expectations(const std::string& content) {
   std::vector<std::string> lines;
   std::istringstream in(content);
@@ -205,7 +190,7 @@ TEST_CASE("show names a denylist's names as denied and a verb no document constr
   CHECK(deny.find("allowed by the policy") == std::string::npos);
   CHECK(deny.find("filesystem: unconstrained") != std::string::npos);
   const std::string kill = shown("deny-kill", "  syscalls:\n    default: kill\n    deny: [ptrace]\n");
-  CHECK(kill.find("syscalls denied by the policy (1, answered kill-process):\n  ptrace\n") != std::string::npos);
+  CHECK(kill.find("syscalls denied by the policy (1, answered kill_process):\n  ptrace\n") != std::string::npos);
   const std::string reads = shown("reads", "  filesystem:\n    read: {allow: [\"/usr\"]}\n");
   CHECK(reads.find("control file_write: unconstrained") != std::string::npos);
   CHECK(reads.find("control file_execute: unconstrained") != std::string::npos);

@@ -2,6 +2,7 @@
 // nothing either document forbids, and it is commutative and idempotent.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <random>
 
 #include "frontend/quantity.h"
@@ -21,6 +22,7 @@ const char* const kEnvProbes[] = {"PATH", "HOME", "LC_ALL", "LC_CTYPE", "LANG", 
 const char* const kNamespaces[] = {"pid", "ipc", "uts", "net"};
 const char* const kCaps[] = {"CAP_NET_BIND_SERVICE", "CAP_CHOWN", "CAP_KILL"};
 const uint16_t kPorts[] = {80, 443, 8080};
+const char* const kPins[] = {"/a/b/tool", "/a/c", "/d/lib.so"};
 
 PathTemplate path(const char* text) {
   PathError error;
@@ -63,7 +65,15 @@ class RandomPolicy {
     return PathAllowList{ref(index), paths(index)};
   }
   FilesystemNode filesystem(int index) {
-    return {maybe_paths(index), maybe_paths(index), maybe_paths(index), std::nullopt, maybe_flag(index)};
+    return {maybe_paths(index), maybe_paths(index), maybe_paths(index), std::nullopt, maybe_flag(index), std::nullopt,
+            maybe_pins(index)};
+  }
+  std::optional<std::vector<PathEntry>> maybe_pins(int index) {
+    if (coin()) return std::nullopt;
+    std::vector<PathEntry> out;
+    for (const char* p : kPins)
+      if (coin()) out.push_back({path(p), ref(index)});
+    return out;
   }
   template <size_t N>
   std::vector<NameEntry> names(const char* const (&pool)[N], int index) {
@@ -194,6 +204,9 @@ void check_no_wider(const PolicyIR& merged, const std::optional<SyscallIR>& merg
       for (const auto& [host, from] : *m->hosts) CHECK(o->hosts->count(host));
     }
   }
+  // A pin only refuses more: every document's pins stay.
+  for (const PathGrant& pin : one.filesystem.pinned)
+    CHECK(std::count(merged.filesystem.pinned.begin(), merged.filesystem.pinned.end(), pin) == 1);
   // An opt-in: any document's `false` keeps the merge out.
   if (one.filesystem.templates_may_resolve_to_system_roots && !one.filesystem.templates_may_resolve_to_system_roots->value)
     CHECK(!merged.filesystem.system_root_templates_allowed());

@@ -286,6 +286,86 @@ TEST_CASE("diff: the same plan twice has no change; unreadable input exits 3") {
   CHECK(aasmc({"diff", "plan.bin"}, dir.path()).exit_code == 2);
 }
 
+// A one-document policy pinning DIR/tool (and DIR/lib when `two`), compiled to DIR/NAME.
+void compile_pins(const TempDir& dir, const std::string& name, bool two = false) {
+  write_file(dir / "pins.yaml", "apiVersion: aasm.dev/v1\nkind: Policy\nmetadata: {name: pins, tier: agent}\nspec:\n"
+                                "  resources: {pids: 64}\n  filesystem:\n    pinned: [\"" + (dir / "tool") + "\"" +
+                                    (two ? ", \"" + (dir / "lib") + "\"" : "") + "]\n");
+  const Run r = aasmc({"compile", "pins.yaml", "-o", name}, dir.path());
+  INFO("stderr:\n", r.err);
+  REQUIRE(r.exit_code == 0);
+}
+
+std::string pin_line(const std::string& path) {
+  const std::vector<uint8_t> bytes = bytes_of(path);
+  return path + " sha256:" + to_hex(sha256(bytes)) + ", " + std::to_string(bytes.size()) + " bytes";
+}
+
+TEST_CASE("verify: a changed pinned file makes the plan stale, naming the file and both digests") {
+  TempDir dir;
+  write_file(dir / "tool", "#!/bin/sh\necho one\n", 0755);
+  compile_pins(dir, "plan.bin");
+  const Run shown = aasmc({"show", "plan.bin"}, dir.path());
+  CHECK(contains(shown.out, "pinned files (the launcher re-hashes each before anything runs):\n  " + pin_line(dir / "tool") + "\n"));
+  const Run shown_json = aasmc({"show", "plan.bin", "--json"}, dir.path());
+  CHECK(Json::parse(shown_json.out)["pinned"][0]["path"] == dir / "tool");
+  const Run fresh = aasmc({"verify", "plan.bin", "pins.yaml"}, dir.path());
+  INFO("stderr:\n", fresh.err);
+  CHECK(fresh.exit_code == 0);
+
+  const std::string before = to_hex(sha256(bytes_of(dir / "tool")));
+  write_file(dir / "tool", "#!/bin/sh\necho two, longer\n", 0755);
+  const std::string after = to_hex(sha256(bytes_of(dir / "tool")));
+  const Run stale = aasmc({"verify", "plan.bin", "pins.yaml"}, dir.path());
+  CHECK(stale.exit_code == 1);
+  CHECK(contains(stale.err, "plan.bin:1:1: error: pinned file " + (dir / "tool") + " changed: the plan recorded sha256:" +
+                                before + " (19 bytes), the file is now sha256:" + after + " (27 bytes) [AASM0134]"));
+  CHECK_FALSE(contains(stale.err, "AASM0110"));  // the policy itself did not change
+
+  const Run j = aasmc({"verify", "plan.bin", "pins.yaml", "--json"}, dir.path());
+  CHECK(j.exit_code == 1);
+  const Json report = Json::parse(j.out);
+  CHECK(report["verdict"] == "stale");
+  REQUIRE(report["changes"].size() == 1);
+  CHECK(report["changes"][0]["kind"] == "pinned");
+  CHECK(report["changes"][0]["path"] == dir / "tool");
+  CHECK(report["changes"][0]["plan_sha256"] == "sha256:" + before);
+  CHECK(report["changes"][0]["now_sha256"] == "sha256:" + after);
+  const Run sarif = aasmc({"verify", "plan.bin", "pins.yaml", "--diagnostics-format=sarif"}, dir.path());
+  CHECK(Json::parse(sarif.err)["runs"][0]["results"][0]["ruleId"] == "AASM0134");
+
+  // Gone: the recompile cannot hash it, at the entry (exit 3, as any policy that does not compile).
+  REQUIRE(::unlink((dir / "tool").c_str()) == 0);
+  const Run gone = aasmc({"verify", "plan.bin", "pins.yaml"}, dir.path());
+  CHECK(gone.exit_code == 3);
+  CHECK(contains(gone.err, "pins.yaml:7:14: error: filesystem.pinned: " + (dir / "tool") + ": does not exist"));
+}
+
+TEST_CASE("diff: a pin removed or its digest changed is a widening; a pin added is not") {
+  TempDir dir;
+  write_file(dir / "tool", "one\n", 0755);
+  write_file(dir / "lib", "lib\n");
+  compile_pins(dir, "one.bin");
+  compile_pins(dir, "two.bin", true);
+  const std::string lib = pin_line(dir / "lib"), tool_before = pin_line(dir / "tool");
+  const Run added = aasmc({"diff", "one.bin", "two.bin", "--fail-on-widening"}, dir.path());
+  INFO(added.out);
+  CHECK(added.exit_code == 0);
+  CHECK(contains(added.out, "         pinned " + (dir / "lib") + ": not pinned -> " + lib.substr(lib.find(' ') + 1) + "\n"));
+  const Run removed = aasmc({"diff", "two.bin", "one.bin", "--fail-on-widening"}, dir.path());
+  CHECK(removed.exit_code == 1);
+  CHECK(contains(removed.out, "WIDENING pinned " + (dir / "lib") + ": " + lib.substr(lib.find(' ') + 1) + " -> not pinned\n"));
+
+  write_file(dir / "tool", "two\n", 0755);
+  compile_pins(dir, "changed.bin");
+  const Run changed = aasmc({"diff", "one.bin", "changed.bin", "--json"}, dir.path());
+  const Json report = Json::parse(changed.out);
+  REQUIRE(report["changes"].size() == 1);
+  CHECK(report["changes"][0]["area"] == "pinned");
+  CHECK(report["changes"][0]["widening"] == true);
+  CHECK(report["changes"][0]["old"] == tool_before.substr(tool_before.find(' ') + 1));
+}
+
 TEST_CASE("show --textconv gives a readable git diff of two plans") {
   TempDir dir;
   copy_cascade(dir);

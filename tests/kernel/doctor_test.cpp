@@ -69,6 +69,10 @@ TEST_CASE("doctor: the Landlock ABI it reports is the one a launch negotiates, a
     return;
   }
   CHECK(abi >= 1);
+  // Each bit of the errata bitmask is named once ("erratum N (ABI A): title").
+  const unsigned errata = report["landlock"]["errata"];
+  CHECK(report["landlock"]["errata_fixed"].size() == size_t(__builtin_popcount(errata)));
+  for (const Json& name : report["landlock"]["errata_fixed"]) CHECK(name.get<std::string>().rfind("erratum ", 0) == 0);
   CHECK_RUN(probe(plan, {"read", t.secret + "/file"}), 1, "EACCES\n");
   SUBCASE("control: the same read inside the allowed tree succeeds") {
     CHECK_RUN(probe(plan, {"read", t.in + "/file"}), 0, "OK\n");
@@ -129,5 +133,45 @@ TEST_CASE("doctor: seccomp's kill_process is available iff a denied call kills t
     const std::string plain = compile_spec(dir, "plain", Fs{{dir.path()}, {}, {}}.yaml());
     const Run c = probe(plain, {"getppid"});
     CHECK(c.exit_code == 0);
+  }
+}
+
+// The denial records doctor says a launch can see are the ones a failing
+// launch says it saw or could not: the same probe, the same sentence.
+TEST_CASE("doctor: the Landlock denial records it states are the ones a failing launch states") {
+  const auto landlock_clause = [](const Json& report) {
+    for (const Json& check : report["checks"])
+      if (check["feature"] == "denial_records") {
+        const std::string detail = check["detail"];
+        return detail.substr(0, detail.find("; seccomp kills: "));
+      }
+    FAIL("doctor reports no denial_records");
+    return std::string();
+  };
+  TempDir dir, outside;
+  write_file(outside / "file", "outside\n");
+  const std::string plan = compile_spec(dir, "fs", Fs{{dir.path()}, {}, {}}.yaml());
+  const auto check_host = [&](const std::vector<std::string>& prefix) {
+    std::vector<std::string> doctor = prefix;
+    doctor.insert(doctor.end(), {binary("AASM_LAUNCH"), "doctor", "--json"});
+    const Run d = run(doctor);
+    REQUIRE((d.exit_code == 0 || d.exit_code == 1));
+    const std::string clause = landlock_clause(Json::parse(d.out));
+    std::vector<std::string> launch = prefix;
+    launch.insert(launch.end(), {binary("AASM_LAUNCH"), "--denials=full", plan, "--", binary("AASM_PROBE"), "read",
+                                 outside / "file"});
+    const Run r = run(launch);
+    INFO("doctor: ", clause, "\nlaunch: ", r.err);
+    CHECK_RUN(r, 1, "EACCES\n");
+    if (clause.rfind("Landlock denials: recorded", 0) == 0)
+      CHECK_FALSE(contains(r.err, "Landlock denials: this host does not deliver"));
+    else
+      CHECK(contains(r.err, "not seen on this host: " + clause));
+    return clause;
+  };
+  check_host({});
+  SUBCASE("a host without audit: doctor names the missing socket, as the launch does") {
+    const std::string clause = check_host({probe_dir() + "/aasm-fault", "socket=EPROTONOSUPPORT"});
+    CHECK(contains(clause, "no audit socket: Protocol not supported, the kernel is built without CONFIG_AUDIT"));
   }
 }

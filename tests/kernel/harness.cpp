@@ -15,6 +15,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 
 extern char** environ;
 
@@ -141,6 +142,17 @@ bool exists(const std::string& path) {
 }
 
 void make_dir(const std::string& path) { REQUIRE(::mkdir(path.c_str(), 0755) == 0); }
+
+std::vector<std::string> diagnostic_lines(const std::string& text, const std::string& file) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (line.starts_with(file + ":"))
+      lines.push_back(line.substr(file.size() + 1));
+    else if (line.starts_with("aasmc: "))
+      lines.push_back(line);
+  return lines;
+}
 
 std::string flow_list(const std::vector<std::string>& items) {
   std::string out = "[";

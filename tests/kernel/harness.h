@@ -64,6 +64,12 @@ void make_dir(const std::string& path);
 
 inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
+// The `file:line:col: kind: message` lines of aasmc's diagnostics, with the
+// file name removed, and the `aasmc: kind: message` lines of diagnostics no
+// place in a file is to blame for; source lines and carets left out (the
+// goldens compare these).
+std::vector<std::string> diagnostic_lines(const std::string& text, const std::string& file);
+
 // A YAML flow list of quoted strings: ["a", "b"].
 std::string flow_list(const std::vector<std::string>& items);
 

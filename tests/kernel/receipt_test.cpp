@@ -84,6 +84,20 @@ void check_valid(const std::string& path) {
   CHECK(verified.exit_code == 0);
 }
 
+// A launch of `command` under `plan` with the receipt `name`.json: its exit
+// status and the receipt's outcome are the ones given, the receipt holds its
+// seal and its rules. Returns the receipt.
+json launch_expecting(const TempDir& dir, const std::string& name, const std::string& plan,
+                      const std::vector<std::string>& command, int exit_code, const std::string& outcome) {
+  const Run r = launch_with_receipt(dir, name, plan, command);
+  INFO(name, ": ", r.err);
+  CHECK(r.exit_code == exit_code);
+  const json receipt = receipt_of(dir, name);
+  CHECK(receipt["command"]["outcome"] == outcome);
+  check_valid(dir / (name + ".json"));
+  return receipt;
+}
+
 const json& control(const json& receipt, const std::string& domain) {
   for (const json& c : receipt.at("controls"))
     if (c.at("domain") == domain) return c;
@@ -115,28 +129,20 @@ TEST_CASE("receipt outcomes: a clean exit, every domain stated, enforcement full
   check_valid(dir / "clean.json");
 
   SUBCASE("control: a command exiting 3 is exited, status 3") {
-    const Run three = launch_with_receipt(dir, "three", plan_of(dir, "three"), probe_args({"exit", "3"}));
-    CHECK(three.exit_code == 3);
-    CHECK(receipt_of(dir, "three")["command"]["outcome"] == "exited");
-    CHECK(receipt_of(dir, "three")["command"]["exit_code"] == 3);
-    check_valid(dir / "three.json");
+    const json three = launch_expecting(dir, "three", plan_of(dir, "three"), probe_args({"exit", "3"}), 3, "exited");
+    CHECK(three["command"]["exit_code"] == 3);
   }
 }
 
 TEST_CASE("receipt outcomes: a seccomp kill is signal 31") {
   TempDir dir;
   const std::string plan = plan_of(dir, "kill", "  syscalls:\n    default: kill\n    deny: [mkdirat]\n");
-  const Run r = launch_with_receipt(dir, "kill", plan, probe_args({"mkdir", dir / "made"}));
-  CHECK(r.exit_code == 128 + SIGSYS);
-  const json receipt = receipt_of(dir, "kill");
-  CHECK(receipt["command"]["outcome"] == "signal");
+  const json receipt = launch_expecting(dir, "kill", plan, probe_args({"mkdir", dir / "made"}), 128 + SIGSYS, "signal");
   CHECK(receipt["command"]["signal"] == SIGSYS);
-  check_valid(dir / "kill.json");
 
   SUBCASE("control: the call allowed, the command exits 0") {
     const std::string open = plan_of(dir, "kill-open", "  syscalls:\n    default: kill\n    deny: [unlinkat]\n");
-    CHECK(launch_with_receipt(dir, "open", open, probe_args({"mkdir", dir / "made"})).exit_code == 0);
-    CHECK(receipt_of(dir, "open")["command"]["outcome"] == "exited");
+    launch_expecting(dir, "open", open, probe_args({"mkdir", dir / "made"}), 0, "exited");
   }
 }
 
@@ -160,17 +166,11 @@ TEST_CASE("receipt outcomes: a Landlock denial is the command's own failure, exi
 TEST_CASE("receipt outcomes: the wall-clock deadline is 124 and outcome deadline") {
   TempDir dir;
   const std::string plan = plan_of(dir, "deadline", "  resources: {wall_clock: 1s}\n");
-  const Run r = launch_with_receipt(dir, "deadline", plan, probe_args({"spin", "30"}));
-  INFO(r.err);
-  CHECK(r.exit_code == 124);
-  const json receipt = receipt_of(dir, "deadline");
-  CHECK(receipt["command"]["outcome"] == "deadline");
+  const json receipt = launch_expecting(dir, "deadline", plan, probe_args({"spin", "30"}), 124, "deadline");
   CHECK(receipt["command"]["exit_code"] == 124);
-  check_valid(dir / "deadline.json");
 
   SUBCASE("control: a short command under the same plan exits") {
-    CHECK(launch_with_receipt(dir, "short", plan, probe_args({"exit", "0"})).exit_code == 0);
-    CHECK(receipt_of(dir, "short")["command"]["outcome"] == "exited");
+    launch_expecting(dir, "short", plan, probe_args({"exit", "0"}), 0, "exited");
   }
 }
 
@@ -184,8 +184,7 @@ TEST_CASE("receipt outcomes: the output limit") {
   check_valid(dir / "output.json");
 
   SUBCASE("control: within the limit") {
-    CHECK(launch_with_receipt(dir, "within", plan, probe_args({"yes", "out", "10"})).exit_code == 0);
-    CHECK(receipt_of(dir, "within")["command"]["outcome"] == "exited");
+    launch_expecting(dir, "within", plan, probe_args({"yes", "out", "10"}), 0, "exited");
   }
 }
 
@@ -193,16 +192,11 @@ TEST_CASE("receipt outcomes: the kernel's OOM kill is out of memory, not a plain
   TempDir dir;
   const std::string bomb = "x = bytearray(256 * 1024 * 1024); print(len(x))";
   const std::string plan = plan_of(dir, "oom", "  resources:\n    memory: 64Mi\n    swap: 0\n");
-  const Run r = launch_with_receipt(dir, "oom", plan, {"/usr/bin/python3", "-c", bomb});
-  INFO(r.err);
-  CHECK(r.exit_code == 128 + SIGKILL);
-  CHECK(receipt_of(dir, "oom")["command"]["outcome"] == "out of memory");
-  check_valid(dir / "oom.json");
+  launch_expecting(dir, "oom", plan, {"/usr/bin/python3", "-c", bomb}, 128 + SIGKILL, "out of memory");
 
   SUBCASE("control: under a larger ceiling it completes") {
     const std::string large = plan_of(dir, "oom-large", "  resources:\n    memory: 1Gi\n    swap: 0\n");
-    CHECK(launch_with_receipt(dir, "large", large, {"/usr/bin/python3", "-c", bomb}).exit_code == 0);
-    CHECK(receipt_of(dir, "large")["command"]["outcome"] == "exited");
+    launch_expecting(dir, "large", large, {"/usr/bin/python3", "-c", bomb}, 0, "exited");
   }
 }
 
@@ -225,10 +219,8 @@ TEST_CASE("receipt outcomes: a command that fails at the task ceiling is task li
   check_valid(dir / "tasks.json");
 
   SUBCASE("control: without the ceiling all threads start and it exits 0") {
-    const Run c = launch_with_receipt(dir, "no-ceiling", plan_of(dir, "no-ceiling", "  resources:\n    wall_clock: 20s\n"),
-                                      {"/usr/bin/python3", "-c", bomb});
-    CHECK(c.exit_code == 0);
-    CHECK(receipt_of(dir, "no-ceiling")["command"]["outcome"] == "exited");
+    launch_expecting(dir, "no-ceiling", plan_of(dir, "no-ceiling", "  resources:\n    wall_clock: 20s\n"),
+                     {"/usr/bin/python3", "-c", bomb}, 0, "exited");
   }
 }
 
@@ -247,9 +239,7 @@ TEST_CASE("receipt outcomes: a refused launch is not started, nothing enforced")
   check_valid(dir / "refused.json");
 
   SUBCASE("a command not found: not started, 127") {
-    CHECK(launch_with_receipt(dir, "notfound", plan_of(dir, "notfound"), {dir / "no-such-command"}).exit_code == 127);
-    CHECK(receipt_of(dir, "notfound")["command"]["outcome"] == "not started");
-    check_valid(dir / "notfound.json");
+    launch_expecting(dir, "notfound", plan_of(dir, "notfound"), {dir / "no-such-command"}, 127, "not started");
   }
 }
 

@@ -6,8 +6,25 @@
 #include "plan_fixture.h"
 
 #include <cctype>
+#include <optional>
 
 using namespace aasm;
+
+namespace {
+
+// The flags of the first section of `type` in the table; none when absent.
+std::optional<uint32_t> section_flags(const std::vector<uint8_t>& bytes, plan::SectionType type) {
+  plan::ByteReader table(std::span<const uint8_t>(bytes).subspan(plan::kHeaderSize));
+  for (uint32_t i = 0; i < bytes[test::kCountOffset]; ++i) {
+    const uint32_t found = table.u32(), flags = table.u32();
+    table.u64();
+    table.u64();
+    if (found == uint32_t(type)) return flags;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
 
 TEST_CASE("plan: encode then decode gives the same plan back") {
   const plan::Plan original = test::sample_plan();
@@ -74,18 +91,7 @@ TEST_CASE("plan: the provenance section round-trips, is not critical, and may be
   auto decoded = plan::decode_plan(bytes);
   REQUIRE(decoded);
   CHECK(decoded->provenance == p.provenance);
-  plan::ByteReader table(std::span<const uint8_t>(bytes).subspan(plan::kHeaderSize));
-  bool found = false;
-  for (uint32_t i = 0; i < bytes[test::kCountOffset]; ++i) {
-    const uint32_t type = table.u32(), flags = table.u32();
-    table.u64();
-    table.u64();
-    if (type == uint32_t(plan::SectionType::kProvenance)) {
-      found = true;
-      CHECK(flags == 0);
-    }
-  }
-  CHECK(found);
+  CHECK(section_flags(bytes, plan::SectionType::kProvenance) == 0u);
   // The launcher defers it: the same plan, less its provenance.
   auto deferred = plan::decode_plan(bytes, plan::Decode::kDeferProvenance);
   REQUIRE(deferred);
@@ -96,6 +102,23 @@ TEST_CASE("plan: the provenance section round-trips, is not critical, and may be
   REQUIRE(without);
   CHECK_FALSE(without->provenance);
   CHECK(*without == p);
+}
+
+TEST_CASE("plan: the pinned section round-trips, is critical, and is absent without pins") {
+  plan::Plan p = test::sample_plan();
+  p.pinned = {{"/opt/agent/bin/agent", 123456, sha256(std::span<const uint8_t>())},
+              {"/usr/bin/python3", 1, Sha256Digest{}}};
+  const std::vector<uint8_t> bytes = plan::encode_plan(p);
+  auto decoded = plan::decode_plan(bytes);
+  REQUIRE_MESSAGE(decoded, (decoded ? "" : decoded.error().message));
+  CHECK(decoded->pinned == p.pinned);
+  CHECK(*decoded == p);
+  CHECK(section_flags(bytes, plan::SectionType::kPinned) == plan::kSectionCritical);
+  CHECK(plan::pinned_text(p.pinned[0]) ==
+        "/opt/agent/bin/agent sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855, 123456 bytes");
+  // No pins, no section: a plan without them has the bytes it had before pins existed.
+  p.pinned.clear();
+  CHECK(plan::encode_plan(p) == plan::encode_plan(test::sample_plan()));
 }
 
 TEST_CASE("plan: layout is the documented one") {

@@ -53,6 +53,22 @@ Bytes view_body(uint16_t flags, uint16_t dev_nodes, uint16_t base, uint16_t tree
   return w.bytes();
 }
 
+// A pinned section of `paths`, each with a size of 1 and a zero digest.
+Bytes pinned_body(const std::vector<std::string>& paths) {
+  plan::ByteWriter w;
+  w.u32(uint32_t(paths.size()));
+  for (const std::string& path : paths) {
+    w.u64(1);
+    for (size_t i = 0; i < plan::kDigestSize; ++i) w.u8(0);
+    w.str16(path);
+  }
+  return w.bytes();
+}
+
+Bytes with_pinned(const Bytes& pinned, uint32_t flags = plan::kSectionCritical) {
+  return test::assemble({{1, 0, test::meta_body()}, {8, flags, pinned}});
+}
+
 Bytes with_view(const Bytes& view, uint32_t namespaces = plan::kNamespaceMount | plan::kNamespacePid,
                 uint32_t flags = plan::kSectionCritical) {
   return test::assemble({{1, 0, test::meta_body()}, {5, plan::kSectionCritical, process_body(namespaces, 0)},
@@ -176,6 +192,19 @@ const Case kCases[] = {
     {"a view tmpfs elsewhere than /tmp or /dev/shm",
      [] { return with_view(view_body(0, 0, 0, 0, "/usr", "/var")); }, "neither /dev/shm nor /tmp"},
     {"a view tmpfs of 0 bytes", [] { return with_view(view_body(0, 0, 0, 0, "/usr", "/tmp", 0)); }, "no size ceiling"},
+    {"a pinned section not marked critical", [] { return with_pinned(pinned_body({"/usr/bin/env"}), 0); }, "not marked critical"},
+    {"a pinned section of no file", [] { return with_pinned(pinned_body({})); }, "pinned section has 0 files"},
+    {"a pinned relative path", [] { return with_pinned(pinned_body({"usr/bin/env"})); }, "not absolute"},
+    {"a pinned path with a .. segment", [] { return with_pinned(pinned_body({"/usr/../etc/passwd"})); }, "invalid path"},
+    {"pinned paths out of order", [] { return with_pinned(pinned_body({"/usr/bin/env", "/etc/passwd"})); }, "out of order"},
+    {"a pinned path twice", [] { return with_pinned(pinned_body({"/usr/bin/env", "/usr/bin/env"})); }, "out of order"},
+    {"a pinned section cut short",
+     [] {
+       Bytes body = pinned_body({"/usr/bin/env"});
+       body.resize(body.size() - 3);
+       return with_pinned(body);
+     },
+     "shorter than its contents"},
 };
 
 }  // namespace

@@ -5,6 +5,10 @@
                                                             and profiles/, compiled)
   aasmc explain --json       schemas/explain.schema.json   (the same, and testdata/explain/)
   aasmc groups --json        schemas/groups.schema.json
+  aasmc backends --json      schemas/backends.schema.json
+  aasmc export --json        schemas/export.schema.json    (oci and systemd, each policy of
+                                                            testdata/policies/, profiles/ and
+                                                            testdata/export/ it exports)
   aasmc --diagnostics-format=json
                              schemas/diagnostics.schema.json (every testdata/broken/*.yaml
                                                             and testdata/warnings/*.yaml)
@@ -46,7 +50,8 @@ def schema(name):
     return jsonschema.Draft7Validator(document)
 
 
-VALIDATORS = {name: schema(name) for name in ("show", "explain", "groups", "diagnostics", "dry-run", "doctor")}
+VALIDATORS = {name: schema(name) for name in ("show", "explain", "groups", "diagnostics", "dry-run", "doctor",
+                                              "backends", "export")}
 MASK = re.compile(r"\b(fs|net|scopes) 0x[0-9a-f]+")
 
 
@@ -102,6 +107,13 @@ def main():
             failures.append("--dry-run --json of a file that is no plan: the verdict does not refuse")
     check("explain", [AASMC, "explain", os.path.join(ROOT, "testdata", "explain", "cascade.yaml"), "--json"])
     check("groups", [AASMC, "groups", "--json"])
+    check("backends", [AASMC, "backends", "--json"])
+    # A policy an export refuses (AASM0145: rules it cannot hold) prints no report.
+    for policy in policies + sorted(glob.glob(os.path.join(ROOT, "testdata", "export", "*.yaml"))):
+        for form in ("oci", "systemd"):
+            argv = [AASMC, "export", "--format", form, "--json", policy]
+            if subprocess.run(argv, capture_output=True).returncode == 0:
+                check("export", argv)
     for policy in sorted(glob.glob(os.path.join(ROOT, "testdata", "broken", "*.yaml")) +
                          glob.glob(os.path.join(ROOT, "testdata", "warnings", "*.yaml"))):
         check("diagnostics", [AASMC, "explain", policy, "--diagnostics-format=json"], codes=(0, 1), stream="stderr")

@@ -1,0 +1,50 @@
+// The backends a policy can be enforced by and, per control of
+// runtime/plan/controls.def, what each can do with it: one table,
+// backend/backends.def. `aasmc backends` prints it, `aasmc compile --backend`
+// negotiates with it (backend/negotiate.h), `aasmc export` lists from it what
+// its format cannot carry.
+#pragma once
+
+#include <llvm/ADT/ArrayRef.h>
+#include <llvm/ADT/StringRef.h>
+
+#include <optional>
+
+#include "plan/controls.h"
+
+namespace aasmc {
+
+enum class Backend {
+#define AASM_BACKEND(id, name, built, what) id,
+#include "backend/backends.def"
+};
+
+enum class Enforcement { kPrevents, kObserves, kCannotExpress };
+enum class Support { kFull, kPartial, kNone };
+
+struct BackendInfo {
+  Backend backend;
+  llvm::StringRef name;
+  bool built;  // false: the backend is named but this aasmc cannot produce it
+  llvm::StringRef what;
+};
+
+// What one backend does with one control.
+struct BackendControl {
+  Enforcement how = Enforcement::kCannotExpress;
+  Support support = Support::kNone;
+  llvm::StringRef gap;           // what is missing (partial, none); empty when full
+  llvm::StringRef host_feature;  // what the host must have; empty when nothing carries it
+};
+
+// Every backend, in the order `--backend auto` walks.
+llvm::ArrayRef<BackendInfo> all_backends();
+const BackendInfo& backend_info(Backend backend);
+std::optional<Backend> find_backend(llvm::StringRef name);
+// The row of `backend` for `control`; a backend not built cannot express any.
+BackendControl backend_control(Backend backend, aasm::Control control);
+
+const char* enforcement_name(Enforcement how);  // "prevents", "observes", "cannot express"
+const char* support_name(Support support);      // "full", "partial", "none"
+
+}  // namespace aasmc

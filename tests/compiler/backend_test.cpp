@@ -1,0 +1,345 @@
+// Backends (docs/backends.md), through the real aasmc: the capability table
+// (`aasmc backends`), negotiation at compile time (`compile --backend`: one
+// refusal per control a backend cannot enforce, degraded only where
+// isolation.degraded allows, the walk of `auto` or a list, first fit, its
+// refusal naming every candidate), and the exports' goldens: each
+// testdata/export/NAME.yaml holds `# RUN: ARGS %s > FILE` lines, each
+// followed by the `# EXPECT:` diagnostics of that run; FILE, beside it, is
+// the exact stdout. AASM_UPDATE_GOLDEN=1 rewrites the FILEs.
+#include <dirent.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <sstream>
+
+#include "harness.h"
+
+namespace aasm::ktest {
+namespace {
+
+std::string testdata() {
+  const char* dir = std::getenv("AASM_TESTDATA");
+  REQUIRE_MESSAGE(dir != nullptr, "AASM_TESTDATA is not set (run through meson test)");
+  return dir;
+}
+
+Run aasmc(const std::vector<std::string>& args, const std::string& cwd = "") {
+  std::vector<std::string> argv{binary("AASMC")};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run(argv, cwd);
+}
+
+// Only the lines of the backend diagnostics (AASM014x).
+std::vector<std::string> backend_lines(const std::string& text, const std::string& file) {
+  std::vector<std::string> out;
+  for (const std::string& line : diagnostic_lines(text, file))
+    if (contains(line, "[AASM014")) out.push_back(line);
+  return out;
+}
+
+const char* kHeader = "apiVersion: aasm.dev/v1\nkind: Policy\n";
+
+std::string policy(const std::string& name, const std::string& spec) {
+  return std::string(kHeader) + "metadata: {name: " + name + ", tier: org}\nspec:\n" + spec;
+}
+
+// Filesystem, namespaces and a syscall filter: only native enforces all.
+const std::string kWide =
+    "  filesystem:\n"
+    "    read: {allow: [\"/usr\"]}\n"
+    "  isolation:\n"
+    "    namespaces: [user, pid]\n"
+    "  syscalls:\n"
+    "    deny: [getppid]\n";
+
+// A syscall filter, and the signal scope every policy has by default
+// (ipc), which only native enforces: let to degrade, oci carries the rest.
+const std::string kSyscallsOnly =
+    "  syscalls:\n"
+    "    deny: [getppid]\n"
+    "  isolation:\n"
+    "    degraded: [ipc]\n";
+
+TEST_CASE("aasmc backends: every backend states every control, text and JSON from one table") {
+  const Run json = aasmc({"backends", "--json"});
+  REQUIRE(json.exit_code == 0);
+  const auto doc = nlohmann::json::parse(json.out);
+  CHECK(doc["schema"] == "aasm.dev/backends/v1");
+  REQUIRE(doc["backends"].size() == doc["auto_order"].size());
+  const size_t controls = doc["backends"][0]["controls"].size();
+  CHECK(controls >= 11);
+  for (const auto& backend : doc["backends"]) {
+    INFO(backend["name"].get<std::string>());
+    REQUIRE(backend["controls"].size() == controls);
+    for (const auto& row : backend["controls"]) {
+      // A gap is named wherever support is not full, and only there.
+      CHECK((row["support"] == "full") == row["gap"].get<std::string>().empty());
+      if (row["support"] == "full") CHECK(row["how"] == "prevents");
+    }
+  }
+  CHECK(doc["auto_order"][0] == "native");
+  const Run text = aasmc({"backends"});
+  REQUIRE(text.exit_code == 0);
+  CHECK(contains(text.out, "bwrap (not built)"));
+  CHECK(contains(text.out, "oci: "));
+  CHECK(aasmc({"backends", "extra"}).exit_code == 2);
+}
+
+TEST_CASE("compile --backend native writes the same bytes as no --backend") {
+  TempDir dir;
+  write_file(dir / "p.yaml", policy("p", kWide));
+  REQUIRE(aasmc({"compile", "p.yaml", "-o", "a.bin"}, dir.path()).exit_code == 0);
+  REQUIRE(aasmc({"compile", "p.yaml", "-o", "b.bin", "--backend", "native"}, dir.path()).exit_code == 0);
+  REQUIRE(aasmc({"compile", "p.yaml", "-o", "c.bin", "--backend=native"}, dir.path()).exit_code == 0);
+  CHECK(read_file(dir / "a.bin") == read_file(dir / "b.bin"));
+  CHECK(read_file(dir / "a.bin") == read_file(dir / "c.bin"));
+}
+
+TEST_CASE("compile --backend: one refusal per control the backend cannot enforce, at the setting") {
+  TempDir dir;
+  write_file(dir / "p.yaml", policy("p", kWide));
+  SUBCASE("oci") {
+    const Run r = aasmc({"compile", "p.yaml", "-o", "p.bin", "--backend", "oci"}, dir.path());
+    INFO(r.err);
+    CHECK(r.exit_code == 1);
+    CHECK_FALSE(exists(dir / "p.bin"));
+    CHECK(backend_lines(r.err, "p.yaml") ==
+          std::vector<std::string>{
+              "6:20: error: file_read cannot be enforced by backend 'oci': an OCI seccomp profile has no path rules; "
+              "list file_read in isolation.degraded to accept it [AASM0140]",
+              "aasmc: error: ipc cannot be enforced by backend 'oci': Landlock scopes (abstract unix sockets, "
+              "signals) and socket paths are not carried; list ipc in isolation.degraded to accept it [AASM0140]",
+              "8:24: error: namespaces cannot be enforced by backend 'oci': the runtime's config.json and the pod "
+              "decide namespaces; no domain of isolation.degraded lets it degrade [AASM0140]"});
+  }
+  SUBCASE("systemd") {
+    const Run r = aasmc({"compile", "p.yaml", "-o", "p.bin", "--backend", "systemd"}, dir.path());
+    INFO(r.err);
+    CHECK(r.exit_code == 1);
+    const auto lines = backend_lines(r.err, "p.yaml");
+    REQUIRE(lines.size() == 4);
+    CHECK(contains(lines[0], "6:20: error: file_read cannot be enforced by backend 'systemd': systemd has no read"));
+    CHECK(contains(lines[1], "ipc cannot be enforced by backend 'systemd'"));
+    CHECK(contains(lines[2], "10:5: error: syscall cannot be enforced by backend 'systemd': SystemCallFilter= takes"));
+    CHECK(contains(lines[3], "8:24: error: namespaces cannot be enforced by backend 'systemd'"));
+  }
+  SUBCASE("a backend not built") {
+    const Run r = aasmc({"compile", "p.yaml", "-o", "p.bin", "--backend", "bwrap"}, dir.path());
+    CHECK(r.exit_code == 1);
+    CHECK(backend_lines(r.err, "p.yaml") ==
+          std::vector<std::string>{"aasmc: error: backend 'bwrap' is not built in this aasmc [AASM0143]"});
+  }
+  SUBCASE("an unknown backend is a usage error") {
+    const Run r = aasmc({"compile", "p.yaml", "-o", "p.bin", "--backend", "lxc"}, dir.path());
+    CHECK(r.exit_code == 2);
+    CHECK(contains(r.err, "unknown backend 'lxc' (native, systemd, oci, bwrap, auto)"));
+  }
+}
+
+TEST_CASE("compile --backend: degraded only where isolation.degraded allows, recorded in the plan") {
+  TempDir dir;
+  write_file(dir / "p.yaml", policy("p",
+                                    "  filesystem:\n"
+                                    "    read: {allow: [\"/usr\"]}\n"
+                                    "  syscalls:\n"
+                                    "    deny: [getppid]\n"
+                                    "  isolation:\n"
+                                    "    degraded: [file_read, ipc]\n"));
+  const Run r = aasmc({"compile", "p.yaml", "-o", "p.bin", "--backend", "oci"}, dir.path());
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(backend_lines(r.err, "p.yaml") ==
+        std::vector<std::string>{"6:20: warning: file_read is degraded with backend 'oci' (isolation.degraded "
+                                 "permits it): an OCI seccomp profile has no path rules [AASM0141]",
+                                 "aasmc: warning: ipc is degraded with backend 'oci' (isolation.degraded permits "
+                                 "it): Landlock scopes (abstract unix sockets, signals) and socket paths are not "
+                                 "carried [AASM0141]"});
+  const Run show = aasmc({"show", "p.bin"}, dir.path());
+  CHECK(contains(show.out, "backend = oci"));
+  CHECK(contains(show.out, "backend.degraded.file_read = an OCI seccomp profile has no path rules"));
+  // Without the degraded list the same policy is refused: the degrade is the policy's, not the backend's.
+  write_file(dir / "q.yaml", policy("q", "  syscalls:\n    deny: [getppid]\n"));
+  CHECK(aasmc({"compile", "q.yaml", "-o", "q.bin", "--backend", "oci"}, dir.path()).exit_code == 1);
+}
+
+TEST_CASE("compile --backend auto and lists: the first that satisfies every control, later ones not looked at") {
+  TempDir dir;
+  write_file(dir / "wide.yaml", policy("wide", kWide));
+  write_file(dir / "narrow.yaml", policy("narrow", kSyscallsOnly));
+  SUBCASE("auto walks native first: the plan is native's") {
+    REQUIRE(aasmc({"compile", "wide.yaml", "-o", "a.bin", "--backend", "auto"}, dir.path()).exit_code == 0);
+    REQUIRE(aasmc({"compile", "wide.yaml", "-o", "n.bin"}, dir.path()).exit_code == 0);
+    CHECK(read_file(dir / "a.bin") == read_file(dir / "n.bin"));
+  }
+  SUBCASE("a list stops at its first fit: systemd, after it, would refuse and is never mentioned") {
+    const Run r = aasmc({"compile", "narrow.yaml", "-o", "p.bin", "--backend", "oci,systemd"}, dir.path());
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(contains(r.err, "ipc is degraded with backend 'oci'"));
+    CHECK_FALSE(contains(r.err, "systemd"));
+    CHECK(contains(aasmc({"show", "p.bin"}, dir.path()).out, "backend = oci"));
+  }
+  SUBCASE("a list skips what does not fit") {
+    const Run r = aasmc({"compile", "narrow.yaml", "-o", "p.bin", "--backend", "bwrap,oci"}, dir.path());
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(contains(aasmc({"show", "p.bin"}, dir.path()).out, "backend = oci"));
+  }
+  SUBCASE("none fits: one refusal per candidate, each naming why, and no plan") {
+    const Run r = aasmc({"compile", "wide.yaml", "-o", "p.bin", "--backend", "oci,systemd,bwrap"}, dir.path());
+    INFO(r.err);
+    CHECK(r.exit_code == 1);
+    CHECK_FALSE(exists(dir / "p.bin"));
+    CHECK(backend_lines(r.err, "wide.yaml") ==
+          std::vector<std::string>{
+              "aasmc: error: no backend satisfies the policy: backend 'oci' cannot enforce file_read: an OCI "
+              "seccomp profile has no path rules; ipc: Landlock scopes (abstract unix sockets, signals) and socket "
+              "paths are not carried; namespaces: the runtime's config.json and the pod decide namespaces [AASM0142]",
+              "aasmc: error: no backend satisfies the policy: backend 'systemd' cannot enforce file_read: systemd "
+              "has no read allow-list: InaccessiblePaths= hides named trees only; ipc: no scope for abstract unix "
+              "sockets, signals or socket paths; syscall: SystemCallFilter= takes names only: argument conditions, "
+              "per-call errno and kill versus errno per call are not carried; namespaces: PrivateUsers=, "
+              "PrivatePIDs= exist per kind but are not exported [AASM0142]",
+              "aasmc: error: no backend satisfies the policy: backend 'bwrap' is not built in this aasmc [AASM0142]"});
+  }
+}
+
+// --- export goldens ---------------------------------------------------------
+
+struct GoldenRun {
+  std::vector<std::string> args;  // %s replaced by the file
+  std::string expected_file;
+  std::vector<std::string> expect;
+};
+
+std::vector<GoldenRun> golden_runs(const std::string& content, const std::string& file) {
+  std::vector<GoldenRun> runs;
+  std::istringstream in(content);
+  for (std::string line; std::getline(in, line);) {
+    if (line.starts_with("# RUN: ")) {
+      GoldenRun r;
+      std::istringstream words(line.substr(7));
+      for (std::string word; words >> word;) {
+        if (word == ">") {
+          words >> r.expected_file;
+          break;
+        }
+        r.args.push_back(word == "%s" ? file : word);
+      }
+      runs.push_back(r);
+    } else if (line.starts_with("# EXPECT: ")) {
+      REQUIRE_MESSAGE(!runs.empty(), file, ": an EXPECT line before any RUN line");
+      runs.back().expect.push_back(line.substr(10));
+    }
+  }
+  return runs;
+}
+
+TEST_CASE("aasmc export: each golden's output and diagnostics, byte for byte") {
+  const std::string dir = testdata() + "/export";
+  std::vector<std::string> names;
+  DIR* d = ::opendir(dir.c_str());
+  REQUIRE(d != nullptr);
+  while (dirent* entry = ::readdir(d))
+    if (std::string_view(entry->d_name).ends_with(".yaml")) names.push_back(entry->d_name);
+  ::closedir(d);
+  std::sort(names.begin(), names.end());
+  REQUIRE(names.size() >= 2);
+  const bool update = std::getenv("AASM_UPDATE_GOLDEN") != nullptr;
+  for (const std::string& name : names) {
+    for (const GoldenRun& golden : golden_runs(read_file(dir + "/" + name), name)) {
+      const std::string label = name + " > " + golden.expected_file;
+      SUBCASE(label.c_str()) {
+        const Run r = aasmc(golden.args, dir);
+        INFO(r.err);
+        REQUIRE(r.exit_code == 0);
+        CHECK(diagnostic_lines(r.err, name) == golden.expect);
+        if (update) write_file(dir + "/" + golden.expected_file, r.out);
+        CHECK(r.out == read_file(dir + "/" + golden.expected_file));
+        // Deterministic: the same bytes again.
+        CHECK(aasmc(golden.args, dir).out == r.out);
+      }
+    }
+  }
+}
+
+TEST_CASE("aasmc export: what a format cannot express is refused, and its --json lists what it cannot carry") {
+  TempDir dir;
+  SUBCASE("rules whose answers differ between the targets") {
+    // O_TMPFILE's value differs between x86_64 and aarch64.
+    write_file(dir / "p.yaml", policy("p",
+                                      "  syscalls:\n"
+                                      "    deny: [getppid]\n"
+                                      "    rules:\n"
+                                      "      - {syscall: openat, when: \"flags & O_DIRECT\", action: \"errno:EPERM\"}\n"));
+    const Run r = aasmc({"export", "--format", "oci", "p.yaml"}, dir.path());
+    INFO(r.err);
+    CHECK(r.exit_code == 1);
+    CHECK(contains(r.err, "cannot export to oci: openat: its argument rules differ between x86_64 and aarch64"));
+    CHECK(contains(r.err, "[AASM0145]"));
+    CHECK(aasmc({"export", "--format", "oci", "--arch", "aarch64", "p.yaml"}, dir.path()).exit_code == 0);
+  }
+  SUBCASE("a plan is no input") {
+    write_file(dir / "p.yaml", policy("p", kSyscallsOnly));
+    REQUIRE(aasmc({"compile", "p.yaml", "-o", "p.bin"}, dir.path()).exit_code == 0);
+    const Run r = aasmc({"export", "--format", "oci", "p.bin"}, dir.path());
+    CHECK(r.exit_code == 1);
+    CHECK(contains(r.err, "p.bin:1:1: error: a plan holds compiled BPF, not the policy's rules"));
+  }
+  SUBCASE("--json") {
+    write_file(dir / "p.yaml", policy("p", kWide));
+    const Run r = aasmc({"export", "--format", "oci", "--json", "--arch", "x86_64", "p.yaml"}, dir.path());
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const auto doc = nlohmann::json::parse(r.out);
+    CHECK(doc["schema"] == "aasm.dev/export/v1");
+    CHECK(doc["artifact"]["defaultAction"] == "SCMP_ACT_ALLOW");
+    CHECK(doc["kubernetes"]["securityContext"]["seccompProfile"]["localhostProfile"] == "aasm/p.json");
+    std::vector<std::string> controls;
+    for (const auto& row : doc["not_carried"]) controls.push_back(row["control"]);
+    CHECK(controls == std::vector<std::string>{"file_read", "ipc", "namespaces"});
+  }
+  SUBCASE("-o writes the file whole, --kubernetes prints the securityContext") {
+    write_file(dir / "p.yaml", policy("p", kSyscallsOnly));
+    const Run r = aasmc({"export", "--format", "oci", "p.yaml", "-o", "prof.json", "--kubernetes"}, dir.path());
+    REQUIRE(r.exit_code == 0);
+    const auto profile = nlohmann::json::parse(read_file(dir / "prof.json"));
+    CHECK(profile["architectures"] == nlohmann::json::array({"SCMP_ARCH_X86_64", "SCMP_ARCH_AARCH64"}));
+    const auto snippet = nlohmann::json::parse(r.out);
+    CHECK(snippet["securityContext"]["seccompProfile"]["localhostProfile"] == "aasm/prof.json");
+    CHECK(snippet["securityContext"]["allowPrivilegeEscalation"] == false);
+  }
+}
+
+// systemd's own parser on a unit made of the export: every line it takes,
+// none it warns about ("Unknown key", "Failed to parse ..."), for each
+// golden's policy.
+TEST_CASE("aasmc export --format systemd: systemd-analyze verify takes every property") {
+  const char* candidates[] = {"/usr/bin/systemd-analyze", "/bin/systemd-analyze"};
+  std::string analyze;
+  for (const char* c : candidates)
+    if (::access(c, X_OK) == 0) analyze = c;
+  if (analyze.empty()) {
+    MESSAGE("skipped: systemd-analyze is not installed (./run deps installs systemd)");
+    return;
+  }
+  for (const char* name : {"denylist.yaml", "allowlist.yaml"}) {
+    SUBCASE(name) {
+      TempDir dir;
+      const Run r = aasmc({"export", "--format", "systemd", "--arch", "x86_64", testdata() + "/export/" + name});
+      REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+      const std::string unit = dir / "aasm-export-test.service";
+      write_file(unit, "[Unit]\nDescription=aasm export test\n\n" +
+                           std::string(r.out).insert(r.out.find('\n') + 1, "ExecStart=/bin/true\n"));
+      const Run verify = run({analyze, "verify", unit}, dir.path());
+      INFO(read_file(unit), "\n", verify.err);
+      CHECK(verify.exit_code == 0);
+      CHECK_FALSE(contains(verify.err, unit + ":"));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace aasm::ktest
