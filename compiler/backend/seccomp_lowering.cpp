@@ -225,8 +225,8 @@ llvm::Expected<aasm::plan::SeccompProgram> lower_main_program(const SyscallIR& i
     const uint32_t deny = scmp_action(ir.default_action.value);
     for (const auto& [name, from] : ir.denied)
       if (llvm::Error error = filter->add(name, deny)) return error;
-    for (const char* name : {"io_uring_setup", "io_uring_enter", "io_uring_register"})
-      if (llvm::Error error = filter->add(name, deny)) return error;
+    for (llvm::StringRef name : io_uring_calls())
+      if (llvm::Error error = filter->add(name.str(), deny)) return error;
     for (const FallbackCall& call : fallback_calls())
       if (!ir.denied.count(call.name.str()))
         if (llvm::Error error = filter->add(call.name.str(), enosys)) return error;

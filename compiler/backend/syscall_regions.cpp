@@ -252,7 +252,7 @@ std::vector<Piece> main_pieces(const SyscallIR& ir, const Target& target, const 
   } else {
     pieces.push_back({deny, true, kEverywhere});
   }
-  if (name == "clone3")
+  if (answers_enosys_by_design(name))
     for (Piece& piece : pieces)
       if (piece.answer != SECCOMP_RET_KILL_PROCESS) piece.answer = SECCOMP_RET_ERRNO | ENOSYS;
   return pieces;
@@ -321,7 +321,9 @@ llvm::Expected<TargetAnswers> syscall_answers(const SyscallIR& ir, const Target&
   TargetAnswers out;
   out.default_answer =
       ir.mode == SyscallIR::Mode::kAllowlist ? seccomp_return_value(ir.default_action.value) : SECCOMP_RET_ALLOW;
-  std::set<std::string> names{"clone3", "io_uring_setup", "io_uring_enter", "io_uring_register"};
+  std::set<std::string> names;
+  for (const FallbackCall& call : fallback_calls()) names.insert(call.name.str());
+  for (llvm::StringRef call : io_uring_calls()) names.insert(call.str());
   for (const auto& [name, entry] : ir.allowed) names.insert(name);
   for (const auto& [name, by_target] : ir.conditionally_allowed) names.insert(name);
   for (const auto& [name, from] : ir.denied) names.insert(name);

@@ -1,5 +1,7 @@
 #include "middle/syscall_semantics.h"
 
+#include <llvm/ADT/STLExtras.h>
+
 #include <linux/seccomp.h>
 #include <seccomp.h>
 
@@ -81,7 +83,12 @@ int32_t max_syscall_number(const Target& target) {
   return max;
 }
 
-bool is_io_uring(llvm::StringRef name) { return name.startswith("io_uring_"); }
+llvm::ArrayRef<llvm::StringRef> io_uring_calls() {
+  static constexpr llvm::StringRef kCalls[] = {"io_uring_setup", "io_uring_enter", "io_uring_register"};
+  return kCalls;
+}
+
+bool is_io_uring(llvm::StringRef name) { return llvm::is_contained(io_uring_calls(), name); }
 
 uint32_t expected_action(const SyscallIR& ir, const Target& target, const SyscallCall& call) {
   if (call.arch != target.audit_arch) return kKill;

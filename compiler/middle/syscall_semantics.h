@@ -58,7 +58,9 @@ struct FallbackCall {
 llvm::ArrayRef<FallbackCall> fallback_calls();
 bool answers_enosys_by_design(llvm::StringRef name);
 
-// io_uring's calls: their operations run outside the syscall filter.
+// io_uring's calls: their operations run outside the syscall filter, so a
+// denylist denies them too (step 2).
+llvm::ArrayRef<llvm::StringRef> io_uring_calls();
 bool is_io_uring(llvm::StringRef name);
 
 }  // namespace aasmc

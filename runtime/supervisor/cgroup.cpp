@@ -221,7 +221,14 @@ Status RunCgroup::write_knob(const Group& group, const std::string& file, const 
     *absent = true;
     return Ok{};
   }
-  ssize_t n = fd < 0 ? -1 : ::write(fd, value.data(), value.size());
+  // The memory controller's limit write fails EINTR whenever a signal is
+  // pending on the writing thread, before it changes anything (v1
+  // mem_cgroup_resize_max; runc retries for the same reason): written again.
+  ssize_t n = -1;
+  for (int attempt = 0; fd >= 0 && attempt < 100; ++attempt) {
+    n = ::write(fd, value.data(), value.size());
+    if (n >= 0 || errno != EINTR) break;
+  }
   if (n != ssize_t(value.size())) {
     const int error = n < 0 ? errno : EIO;
     if (fd >= 0) ::close(fd);

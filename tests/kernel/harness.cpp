@@ -23,7 +23,7 @@ namespace aasm::ktest {
 
 std::string binary(const char* variable) {
   const char* value = std::getenv(variable);
-  REQUIRE_MESSAGE((value && *value), variable, " is not set (run the tests through `meson test`)");
+  REQUIRE_MESSAGE((value && *value), std::string(variable), " is not set (run the tests through `meson test`)");
   return value;
 }
 
