@@ -619,12 +619,17 @@ void stand_in_for_tree_limits(ControlReport& c, const plan::ProcessSettings& p, 
 // where the plan lets the resource domain degrade, runs with per-process
 // stand-ins. A dry run creates it too (and removes it), so that it reports
 // what a launch would get.
+//
+// Made here, on the launcher's own thread: a thread of its own from the
+// plan's reading on (the third pass of issue 12) cost more than it overlapped
+// on a host where making a thread is slow (docs/benchmarks.md, fifth pass).
 Status create_run_cgroup(Preparation& p, const Inputs&) {
-  if (!p.pending_cgroup.valid()) return Ok{};
+  if (!plan::has_tree_limits(p.prepared.plan)) return Ok{};
   const plan::ProcessSettings& s = *p.prepared.plan.process;
   const bool may_degrade = s.flags & plan::kProcessResourceDegradable;
   ControlReport c = report_of(Control::kResource, tree_limits_text(s), planned_of(may_degrade));
-  auto created = p.pending_cgroup.get();
+  auto created = cgroup::RunCgroup::create(cgroup::Limits{s.memory, s.swap, s.pids, s.cpu_millicores},
+                                           cgroup::unique_run_name());
   Status status = Ok{};
   if (created) {
     std::string read_back;
@@ -678,27 +683,6 @@ constexpr Step kSteps[] = {
     {build_command_environment, true},
 };
 
-// The run's cgroup is made on a thread of its own from here until its step
-// (create_run_cgroup): on a v1 host, finding the hierarchies (mountinfo),
-// making a group in each and writing the limits is kernel work, about
-// 0.2 ms, that the steps before it need not wait for. The thread is joined
-// before anything forks.
-void start_run_cgroup(Preparation& p) {
-  const plan::Plan& plan = p.prepared.plan;
-  if (!plan::has_tree_limits(plan)) return;
-  const plan::ProcessSettings& s = *plan.process;
-  p.pending_cgroup = std::async(std::launch::async, [limits = cgroup::Limits{s.memory, s.swap, s.pids, s.cpu_millicores},
-                                                     name = cgroup::unique_run_name()] {
-    return cgroup::RunCgroup::create(limits, name);
-  });
-}
-
-// A cgroup made for a launch refused before its step: removed again.
-void discard_run_cgroup(Preparation& p) {
-  if (!p.pending_cgroup.valid()) return;
-  if (auto made = p.pending_cgroup.get()) made->kill_and_remove();
-}
-
 // The plan, verified (every reader check, the digest included) and decoded.
 Status load_plan(Preparation& p, const LaunchRequest& request) {
   auto bytes = plan::read_plan_file(request.plan_path);
@@ -727,7 +711,6 @@ Preparation prepare(const LaunchRequest& request, const Host& host, Exit exit) {
   };
   if (refused(load_plan(p, request), exit_code::kLauncherError) || !p.plan_decoded) return p;
   const Inputs inputs{request, host};
-  start_run_cgroup(p);
   for (const Step& step : kSteps) {
     if (step.launch_only && exit == Exit::kDryRun) continue;
     Status status = step.run(p, inputs);
@@ -735,7 +718,6 @@ Preparation prepare(const LaunchRequest& request, const Host& host, Exit exit) {
                                                    : exit_code::kLauncherError;
     if (refused(status, code)) break;
   }
-  discard_run_cgroup(p);
   return p;
 }
 

@@ -5,7 +5,6 @@
 // exits refuse alike (docs/cli.md, "What the launcher does, in order").
 #pragma once
 
-#include <future>
 #include <optional>
 #include <string>
 #include <vector>
@@ -78,9 +77,6 @@ struct Preparation {
   LaunchReport report;
   bool plan_decoded = false;  // false: the report has no controls, only the refusal
   Prepared prepared;
-  // The run's cgroup while it is being made, from the plan's reading to its
-  // step (preparation.cpp, start_run_cgroup).
-  std::future<Result<cgroup::RunCgroup>> pending_cgroup;
 };
 
 Preparation prepare(const LaunchRequest& request, const Host& host, Exit exit);
