@@ -106,16 +106,21 @@ Json exported(const TempDir& dir, const char* policy) {
   return exported(dir, dir / "policy.yaml");
 }
 
-TEST_CASE("oci export: runc enforces the exported profile; the allow-everything profile is the control") {
+// runc's path, or "" when the test is skipped here (said why).
+std::string runc_for_test() {
 #if !defined(__x86_64__)
   MESSAGE("skipped: the bundle test exports for x86_64");
-  return;
-#endif
+  return "";
+#else
   const std::string runc = find_runc();
-  if (runc.empty()) {
-    MESSAGE("skipped: runc is not installed (./run deps installs it)");
-    return;
-  }
+  if (runc.empty()) MESSAGE("skipped: runc is not installed (./run deps installs it)");
+  return runc;
+#endif
+}
+
+TEST_CASE("oci export: runc enforces the exported profile; the allow-everything profile is the control") {
+  const std::string runc = runc_for_test();
+  if (runc.empty()) return;
   TempDir dir;
   const Json profile = exported(dir, kPolicy);
   const Json allow_all = {{"defaultAction", "SCMP_ACT_ALLOW"}, {"architectures", {"SCMP_ARCH_X86_64"}},
@@ -148,15 +153,8 @@ TEST_CASE("oci export: runc enforces the exported profile; the allow-everything 
 // of the rule, expanded into masked comparisons; runc's libseccomp must
 // build the same answers from it.
 TEST_CASE("oci export: runc enforces an allowlist profile whose allowed call a rule narrows") {
-#if !defined(__x86_64__)
-  MESSAGE("skipped: the bundle test exports for x86_64");
-  return;
-#endif
-  const std::string runc = find_runc();
-  if (runc.empty()) {
-    MESSAGE("skipped: runc is not installed (./run deps installs it)");
-    return;
-  }
+  const std::string runc = runc_for_test();
+  if (runc.empty()) return;
   const char* testdata = std::getenv("AASM_TESTDATA");
   REQUIRE_MESSAGE(testdata != nullptr, "AASM_TESTDATA is not set (run through meson test)");
   TempDir dir;
