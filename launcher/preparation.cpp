@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "command_path.h"
+#include "base/real_path.h"
 #include "crypto/file_digest.h"
 #include "exit_codes.h"
 #include "self_checks.h"
@@ -167,14 +168,6 @@ struct CommandFile {
   bool found = false;
 };
 
-std::string canonical_path(const std::string& path) {
-  char* resolved = ::realpath(path.c_str(), nullptr);
-  if (!resolved) return "";
-  std::string out = resolved;
-  std::free(resolved);
-  return out;
-}
-
 PinCheck check_pin(const plan::PinnedFile& pin, const CommandFile& command, int& keep_fd) {
   PinCheck check{pin, std::nullopt, "", false};
   const int fd = ::open(pin.path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
@@ -190,7 +183,7 @@ PinCheck check_pin(const plan::PinnedFile& pin, const CommandFile& command, int&
   } else {
     check.now = *digest;
     check.executed = command.found && ((command.st.st_dev == st.st_dev && command.st.st_ino == st.st_ino) ||
-                                       (!command.canonical.empty() && command.canonical == canonical_path(pin.path)));
+                                       (!command.canonical.empty() && command.canonical == real_path(pin.path)));
   }
   if (check.executed && check.unchanged()) keep_fd = fd;
   else ::close(fd);
@@ -235,7 +228,7 @@ Status check_pinned_files(Preparation& p, const Inputs&) {
   CommandFile command;
   if (!prepared.executable.empty() && ::stat(prepared.executable.c_str(), &command.st) == 0) {
     command.found = true;
-    command.canonical = canonical_path(prepared.executable);
+    command.canonical = real_path(prepared.executable);
   }
   Status stale = Ok{};
   for (const plan::PinnedFile& pin : pins) {

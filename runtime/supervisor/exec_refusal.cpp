@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "base/real_path.h"
 #include "kernel/landlock_uapi.h"
 
 namespace aasm {
@@ -50,15 +51,6 @@ std::string script_interpreter(int fd) {
   const size_t start = text.find_first_not_of(" \t");
   if (start == std::string::npos) return "";
   return text.substr(start, text.find_first_of(" \t", start) - start);
-}
-
-// The file's real path, links resolved; "" when it cannot be resolved.
-std::string real_path(const std::string& path) {
-  char* real = ::realpath(path.c_str(), nullptr);
-  if (!real) return "";
-  std::string out(real);
-  std::free(real);
-  return out;
 }
 
 // Whether a rule granting `execute` is bound to `path` or a directory above
