@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -252,6 +253,24 @@ Status RunCgroup::write_knob(const Group& group, const std::string& file, const 
   return Ok{};
 }
 
+namespace {
+
+// The launcher's nice value, or 0 where it cannot be read.
+int launcher_nice() {
+  errno = 0;
+  const int nice = ::getpriority(PRIO_PROCESS, 0);
+  return errno == 0 ? nice : 0;
+}
+
+// The kernel's weight of each nice value, -20 to 19 (kernel/sched/core.c
+// sched_prio_to_weight): what a v1 group's cpu.shares means.
+constexpr uint32_t kNiceWeights[40] = {
+    88761, 71755, 56483, 46273, 36291, 29154, 23254, 18705, 14949, 11916, 9548, 7620, 6100, 4904,
+    3906,  3121,  2501,  1991,  1586,  1277,  1024,  820,   655,   526,   423,   335,  272,  215,
+    172,   137,   110,   87,    70,    56,    45,    36,    29,    23,    18,    15};
+
+}  // namespace
+
 Status RunCgroup::write_limits(const Limits& limits) {
   const uint64_t page = uint64_t(::sysconf(_SC_PAGESIZE));
   auto dir_of = [&](const char* controller) -> const Group* {
@@ -267,6 +286,11 @@ Status RunCgroup::write_limits(const Limits& limits) {
   };
   // Read only when a swap knob is absent.
   const auto swap_off_anyway = [] { return !host_has_swap(); };
+  // A new cpu group competes with the launcher's siblings at nice 0's
+  // weight, whatever the command's nice value: `nice -n 10 aasm-launch`
+  // would hand the command a nice-0 share of the machine. The group takes
+  // the launcher's weight instead (a new group has nice 0's already).
+  const int nice = limits.cpu_millicores ? launcher_nice() : 0;
 
   if (version_ == Version::kV2) {
     const Group& dir = *dir_of("");
@@ -292,6 +316,8 @@ Status RunCgroup::write_limits(const Limits& limits) {
     if (limits.cpu_millicores) {
       const auto [quota, period] = cpu_quota(*limits.cpu_millicores);
       if (Status s = write_knob(dir, "cpu.max", std::to_string(quota) + " " + std::to_string(period), 0); !s) return s;
+      if (nice != 0)
+        if (Status s = write_knob(dir, "cpu.weight.nice", std::to_string(nice), 0); !s) return s;
     }
     return Ok{};
   }
@@ -328,6 +354,8 @@ Status RunCgroup::write_limits(const Limits& limits) {
     const auto [quota, period] = cpu_quota(*limits.cpu_millicores);
     if (Status s = write_knob(dir, "cpu.cfs_period_us", std::to_string(period), 0); !s) return s;
     if (Status s = write_knob(dir, "cpu.cfs_quota_us", std::to_string(quota), 0); !s) return s;
+    if (nice != 0)
+      if (Status s = write_knob(dir, "cpu.shares", std::to_string(kNiceWeights[nice + 20]), 0); !s) return s;
   }
   return Ok{};
 }

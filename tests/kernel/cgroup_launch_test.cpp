@@ -4,6 +4,7 @@
 // a control that shows what the cgroup is responsible for.
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -376,6 +377,38 @@ TEST_CASE("cgroup: a launcher under a real-time policy is refused into a cpu gro
   CHECK(refused.err.find("real-time scheduling policy") != std::string::npos);
   SUBCASE("control: the same launch under the normal policy runs") {
     CHECK(run({binary("AASM_LAUNCH"), plan, "--", "/bin/true"}).exit_code == 0);
+  }
+}
+
+// A new cpu group competes at nice 0's weight whatever its tasks' nice
+// value: the run's group takes the launcher's, so `nice` still lowers the
+// command's share of the machine. The command reads its own group's weight.
+TEST_CASE("cgroup: a niced launcher's cpu group keeps its weight (cpu.shares of nice 10 is 110)") {
+  const std::string cpu_root = own_v1_cgroup("cpu");
+  if (cpu_root.empty() || ::getpriority(PRIO_PROCESS, 0) != 0) {
+    MESSAGE("skipped: no v1 cpu hierarchy here, or the test itself runs niced");
+    return;
+  }
+  TempDir dir;
+  const std::string plan = compile_spec(dir, "niced",
+                                        "  filesystem:\n    read: {allow: [\"/usr\", \"/etc\", \"/proc\", \"/sys/fs/cgroup\"]}\n"
+                                        "    execute: {allow: [\"/usr\"]}\n  resources: {cpu: 1}\n");
+  // The same hierarchy own_v1_cgroup("cpu") finds: a `N:cpu:PATH` line.
+  const std::string own_shares =
+      "p=$(/usr/bin/sed -n 's/^[0-9]*:cpu://p' /proc/self/cgroup); /usr/bin/cat \"/sys/fs/cgroup/cpu$p/cpu.shares\"";
+  const auto shares_under = [&](const std::vector<std::string>& prefix) {
+    std::vector<std::string> argv = prefix;
+    for (const std::string& arg : {binary("AASM_LAUNCH"), plan, std::string("--"), std::string("/usr/bin/sh"),
+                                   std::string("-c"), own_shares})
+      argv.push_back(arg);
+    const Run r = run(argv);
+    INFO(r.out, r.err);
+    REQUIRE(r.exit_code == 0);
+    return r.out;
+  };
+  CHECK(shares_under({"/usr/bin/nice", "-n", "10"}) == "110\n");
+  SUBCASE("control: at nice 0 the group keeps the kernel's default weight, 1024") {
+    CHECK(shares_under({"/usr/bin/nice", "-n", "0"}) == "1024\n");
   }
 }
 
