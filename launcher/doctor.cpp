@@ -178,13 +178,13 @@ DoctorCheck capabilities_check(uint64_t held) {
 // a launch probes them (supervisor/landlock_audit.h, kernel/kernel_log.h).
 DoctorCheck denial_records_check(int landlock_abi) {
   DoctorCheck c{"denial_records", kInfo, "", "", ""};
-  const landlock_audit::Subscription audit = landlock_audit::subscribe(landlock_abi);
+  landlock_audit::Subscription audit = landlock_audit::subscribe(landlock_abi);
   if (audit.fd >= 0) {
     ::close(audit.fd);
-    c.detail = "Landlock denials: recorded from the kernel's audit records";
-  } else {
-    c.detail = landlock_audit::unseen_sentence(audit.unavailable);
+    if (std::optional<std::string> off = landlock_audit::auditing_off()) audit.unavailable = *off;
   }
+  c.detail = audit.unavailable.empty() ? "Landlock denials: recorded from the kernel's audit records"
+                                       : landlock_audit::unseen_sentence(audit.unavailable);
   const int log = kernel_log::open_at_end();
   if (log >= 0) {
     ::close(log);

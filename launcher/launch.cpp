@@ -627,7 +627,8 @@ int launch(const LaunchRequest& request) {
   RunReport run_report = finish_cgroup(*prepared);
   if (prepared->connect_answers)
     for (std::string& line : prepared->connect_answers->summary()) run_report.events.push_back(std::move(line));
-  if (audit.fd >= 0) ::close(audit.fd);
+  const bool audit_subscribed = audit.fd >= 0;
+  if (audit_subscribed) ::close(audit.fd);
   (*janitor)->release();
   const int status = supervised.status;
   int code = WIFSIGNALED(status) ? exit_code::kSignalBase + WTERMSIG(status) : WEXITSTATUS(status);
@@ -651,6 +652,11 @@ int launch(const LaunchRequest& request) {
   // the supervisor ended, or a child that never started, says why already.
   const bool failed_on_its_own =
       code != 0 && supervised.ending == Ending::kExited && ChildStage(report->stage.load()) == ChildStage::kNone;
+  // Whether the subscription's records had a way to come, asked only where a
+  // report says so (landlock_audit.h: the question costs a kernel thread).
+  if (audit_subscribed && (receipt || failed_on_its_own))
+    if (std::optional<std::string> off = landlock_audit::auditing_off())
+      launch_report.denials_unseen.push_back(landlock_audit::unseen_sentence(*off));
   const bool unseen_named = !prepared->errno_kept.empty() && failed_on_its_own && request.denials == denials::Detail::kFull;
   if (!denial_log.empty() || receipt || unseen_named) with_provenance(*prepared);
   if (!prepared->errno_kept.empty()) launch_report.denials_unseen.push_back(errno_kept_unseen(*prepared));

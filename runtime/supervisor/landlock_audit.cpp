@@ -90,9 +90,23 @@ Subscription subscribe(int landlock_abi) {
                     " (Linux 6.15) does"};
   const int fd = ::socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT);
   if (fd < 0) return {-1, "no audit socket: " + errno_text(errno) + (errno == EPROTONOSUPPORT ? ", the kernel is built without CONFIG_AUDIT" : "")};
-  const auto fail = [fd](std::string why) {
+  sockaddr_nl group{};
+  group.nl_family = AF_NETLINK;
+  group.nl_groups = 1u << (AUDIT_NLGRP_READLOG - 1);
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&group), sizeof group) != 0) {
+    const int error = errno;
     ::close(fd);
-    return Subscription{-1, std::move(why)};
+    return {-1, "the audit log group: " + errno_text(error) + (error == EPERM ? ", it needs CAP_AUDIT_READ" : "")};
+  }
+  return {fd, ""};
+}
+
+std::optional<std::string> auditing_off() {
+  const int fd = ::socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT);
+  if (fd < 0) return "no audit socket: " + errno_text(errno);
+  const auto answer = [fd](std::optional<std::string> why) {
+    ::close(fd);
+    return why;
   };
   struct {
     nlmsghdr header;
@@ -102,23 +116,18 @@ Subscription subscribe(int landlock_abi) {
   sockaddr_nl kernel{};
   kernel.nl_family = AF_NETLINK;
   if (::sendto(fd, &request, sizeof request, 0, reinterpret_cast<sockaddr*>(&kernel), sizeof kernel) < 0)
-    return fail("AUDIT_GET: " + errno_text(errno));
+    return answer("AUDIT_GET: " + errno_text(errno));
   const ssize_t n = ::recv(fd, &reply, sizeof reply, 0);
-  if (n < ssize_t(sizeof(nlmsghdr))) return fail("AUDIT_GET: no answer");
+  if (n < ssize_t(sizeof(nlmsghdr))) return answer("AUDIT_GET: no answer");
   if (reply.header.nlmsg_type == NLMSG_ERROR) {
-    nlmsgerr answer{};
-    std::memcpy(&answer, &reply.status, std::min(sizeof answer, sizeof reply.status));
-    const int error = -answer.error;
-    return fail("AUDIT_GET: " + errno_text(error) + (error == EPERM ? ", it needs CAP_AUDIT_CONTROL" : ""));
+    nlmsgerr error_answer{};
+    std::memcpy(&error_answer, &reply.status, std::min(sizeof error_answer, sizeof reply.status));
+    const int error = -error_answer.error;
+    return answer("AUDIT_GET: " + errno_text(error) + (error == EPERM ? ", it needs CAP_AUDIT_CONTROL" : ""));
   }
-  if (reply.header.nlmsg_type != AUDIT_GET || n < ssize_t(sizeof reply)) return fail("AUDIT_GET: an answer of another kind");
-  if (!reply.status.enabled) return fail("auditing is disabled on this host");
-  sockaddr_nl group{};
-  group.nl_family = AF_NETLINK;
-  group.nl_groups = 1u << (AUDIT_NLGRP_READLOG - 1);
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&group), sizeof group) != 0)
-    return fail("the audit log group: " + errno_text(errno) + (errno == EPERM ? ", it needs CAP_AUDIT_READ" : ""));
-  return {fd, ""};
+  if (reply.header.nlmsg_type != AUDIT_GET || n < ssize_t(sizeof reply)) return answer("AUDIT_GET: an answer of another kind");
+  if (!reply.status.enabled) return answer("auditing is disabled on this host");
+  return answer(std::nullopt);
 }
 
 std::optional<Record> parse(int type, std::string_view text) {

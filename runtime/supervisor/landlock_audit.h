@@ -33,11 +33,18 @@ struct Subscription {
   std::string unavailable;  // why not, for the sentence; "" when fd >= 0
 };
 
-// Checks, without changing anything on the host, that records can come
-// (audit in the kernel, enabled, readable by this process, Landlock ABI 7)
-// and subscribes. Before the command starts: the domain's first record
-// comes with its first denial.
+// Subscribes, without changing anything on the host, where records could
+// come (audit in the kernel, readable by this process, Landlock ABI 7).
+// Before the command starts: the domain's first record comes with its first
+// denial. Whether they will come is auditing_off()'s question.
 Subscription subscribe(int landlock_abi);
+
+// Why no record comes even to a subscription (host auditing disabled, or
+// the question refused), or nullopt when auditing is on: AUDIT_GET. Asked
+// only where a report needs the answer: the kernel sends the reply from a
+// kernel thread it creates for it (kthread_run in audit_send_reply), which
+// costs a launch from 0.1 ms idle to milliseconds under load.
+std::optional<std::string> auditing_off();
 
 // The sentence for denials_unseen.
 std::string unseen_sentence(const std::string& unavailable);
