@@ -220,14 +220,15 @@ class Join {
 
   void seccomp() {
     const uint32_t arch = d_.arch ? d_.arch : kNativeAuditArch;
-    const auto call = std::find_if(p_.calls.begin(), p_.calls.end(), [&](const plan::ProvenanceCall& c) {
-      return arch == plan::kProvenanceCallsArch && c.number == d_.syscall;
-    });
-    if (d_.syscall < 0 || call == p_.calls.end()) {
+    const plan::ProvenanceCall* call = d_.syscall < 0 ? nullptr : plan::find_call(p_, arch, d_.syscall);
+    if (!call) {
+      std::string tables;
+      for (const uint32_t known : plan::call_table_arches(p_))
+        tables += (tables.empty() ? "" : ", ") + std::string(plan::audit_arch_name(known)) + "'s";
       out_.note = d_.syscall < 0 ? "the command was killed by SIGSYS; the exit status does not say which call"
                                  : "call number " + std::to_string(d_.syscall) + " of " + arch_text(arch) +
-                                       " is not in the plan's call table (" +
-                                       plan::audit_arch_name(plan::kProvenanceCallsArch) + "'s calls)";
+                                       " is not in the plan's call tables (" + (tables.empty() ? "none" : tables) +
+                                       " calls)";
       return;
     }
     out_.call = call->name;
@@ -324,9 +325,8 @@ const char* witness_name(Witness witness) {
 }
 
 std::string call_name(const plan::Plan& plan, int number) {
-  if (plan.provenance && kNativeAuditArch == plan::kProvenanceCallsArch)
-    for (const plan::ProvenanceCall& call : plan.provenance->calls)
-      if (call.number == number) return call.name;
+  if (plan.provenance)
+    if (const plan::ProvenanceCall* call = plan::find_call(*plan.provenance, kNativeAuditArch, number)) return call->name;
   return "call number " + std::to_string(number);
 }
 

@@ -54,7 +54,8 @@ struct Explanation {
   bool by_design = false;
 };
 
-// Native call `number` as the plan's call table (its provenance) names it;
+// Native call `number` as the plan's call table of the host's architecture
+// (its provenance) names it;
 // "call number N" where the table does not have it, or the plan has none.
 std::string call_name(const plan::Plan& plan, int number);
 

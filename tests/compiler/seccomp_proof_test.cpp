@@ -250,6 +250,69 @@ void check_observed(const Target& target, const std::vector<const SeccompProgram
   if (shipped) CHECK_MESSAGE(conflict.empty(), "a shipped profile's errno answers would not be observed: ", conflict);
 }
 
+// Where the main program and a rule program share errno'd numbers, the
+// launcher installs the rule programs with their errno answers deferred to
+// the main program (seccomp::with_errno_answers_deferred) and the main
+// program with every errno answer notified: every call the programs as
+// written answer with the main program's errno reaches its listener (whose
+// supervisor answers bpf::run_stack of the programs as written), connect()
+// too where they let it through, and every other call gets the answer of
+// the programs as written. A rule's allowed paths run what they ran and its
+// cached allows stay cached. True when some rule was deferred.
+bool check_deferred(const SyscallIR& ir, const Target& target, const std::vector<const SeccompProgram*>& stack) {
+  const SeccompProgram& main = *stack.back();
+  std::vector<SeccompProgram> written;
+  for (const SeccompProgram* p : stack) written.push_back(*p);
+  std::vector<SeccompProgram> installed = written;
+  for (size_t i = 0; i + 1 < stack.size(); ++i) {
+    if (aasm::shared_errno_numbers(main, {stack[i]}).empty()) continue;
+    const auto deferred = aasm::seccomp::with_errno_answers_deferred(*stack[i], main);
+    REQUIRE(deferred);
+    installed[i].instructions = as_plan(*deferred);
+  }
+  if (installed == written) return false;
+  const std::optional<int> connect = syscall_number(target, "connect");
+  const auto observing = aasm::seccomp::with_errno_answers_notified(main, *connect);
+  REQUIRE(observing);
+  installed.back().instructions = as_plan(*observing);
+  const size_t last = installed.size() - 1;
+  const auto check = [&](const SyscallCall& call) {
+    bpf::SeccompData data;
+    data.nr = call.nr;
+    data.arch = call.arch;
+    std::copy(std::begin(call.args), std::end(call.args), data.args);
+    const auto want = bpf::run_stack(written, data);
+    const auto got = bpf::run_stack(installed, data);
+    REQUIRE((want && got));
+    const uint32_t kind = want->action & SECCOMP_RET_ACTION_FULL;
+    const bool main_errno = kind == SECCOMP_RET_ERRNO && want->filter == last;
+    const bool connect_through = call.nr == *connect && (kind == SECCOMP_RET_ALLOW || kind == SECCOMP_RET_LOG);
+    INFO(std::string(target.name), " nr ", call.nr, " args ", call.args[0], ",", call.args[1], ",", call.args[2]);
+    if (main_errno || connect_through) {
+      CHECK(got->action == SECCOMP_RET_USER_NOTIF);
+      CHECK(got->filter == last);
+    } else {
+      CHECK(got->action == want->action);
+    }
+    for (size_t i = 0; i < last; ++i) {
+      const auto as_written = bpf::run(written[i].instructions, data);
+      if (as_written->action == SECCOMP_RET_ALLOW)
+        CHECK(bpf::run(installed[i].instructions, data)->executed == as_written->executed);
+    }
+  };
+  std::set<std::string> with_arguments;
+  for (const SyscallRuleIR& rule : ir.rules) with_arguments.insert(rule.syscall);
+  for (int32_t nr : numbers_to_try(target)) {
+    const SyscallCall call{target.audit_arch, nr, {}};
+    check(call);
+    if (with_arguments.count(syscall_name(target, nr))) for_each_argument_variant(ir, target, call, check);
+    for (size_t i = 0; i < last; ++i)
+      if (bpf::is_constant_allow(written[i].instructions, target.audit_arch, nr))
+        CHECK_MESSAGE(bpf::is_constant_allow(installed[i].instructions, target.audit_arch, nr), nr, " is no longer cacheable");
+  }
+  return true;
+}
+
 // The policy of `file` for every target, as the plan's programs lower it
 // (socket rules included).
 PolicyIR lowered_policy(const std::string& file) {
@@ -280,6 +343,7 @@ TEST_CASE("seccomp lowering: every emitted program answers as the semantics say,
         prove(*ir.syscalls, target, stack);
         check_cacheable(*ir.syscalls, target, stack);
         check_observed(target, stack, file.find("/profiles/") != std::string::npos);
+        if (check_deferred(*ir.syscalls, target, stack)) MESSAGE(file, " ", std::string(target.name), ": rule programs deferred");
       }
     }
   }
