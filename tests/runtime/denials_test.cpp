@@ -1,6 +1,8 @@
 #include <doctest/doctest.h>
 #include <linux/seccomp.h>
 
+#include <optional>
+
 #include "kernel/arch.h"
 #include "supervisor/denial_report.h"
 #include "supervisor/denials.h"
@@ -111,5 +113,39 @@ TEST_CASE("denial report: an aarch64 call is named from the plan's aarch64 call 
     const Explanation unnamed = explain(denial, plan, {});
     CHECK(unnamed.call.empty());
     CHECK(unnamed.note == "call number 34 of aarch64 is not in the plan's call tables (x86_64's calls)");
+  }
+}
+
+// aasmc suggest reads a text report's edits back (parse_edit_text): every
+// sentence edit_text writes parses to the edit it was written from, but its
+// document, which the sentence does not name.
+TEST_CASE("denial report: every edit sentence parses back to its edit") {
+  const Edit edits[] = {
+      {"", "agent.yaml", "filesystem.read.allow", "add", "${HOME}/.gitconfig", 0, 0, ""},
+      {"", "my dir/agent.yaml", "filesystem.read.allow", "add", "${HOME}/path to x", 0, 0, "${HOME}/.ssh"},
+      {"", "org.yaml", "syscalls.deny", "remove", "ptrace", 12, 7, "@debug"},
+      {"", "org.yaml", "syscalls.deny", "remove", "ptrace", 0, 0, ""},
+      {"", "org.yaml", "network.outbound", "set", "{allow: [tcp:443]}", 3, 15, "the network"},
+      {"", "org.yaml", "ipc.unix_sockets", "set", "{allow: [${CWD}/s.sock]}", 9, 18, ""},
+      {"", "org.yaml", "syscalls.rules", "change", "mount", 20, 9, "@mount"},
+      {"", "org.yaml", "syscalls.rules", "add", "{syscall: chmod, action: allow}", 0, 0, ""},
+  };
+  for (const Edit& e : edits) {
+    const std::string sentence = edit_text(e);
+    INFO(sentence);
+    const std::optional<Edit> parsed = parse_edit_text(sentence);
+    REQUIRE(parsed);
+    CHECK(parsed->file == e.file);
+    CHECK(parsed->list == e.list);
+    CHECK(parsed->op == e.op);
+    CHECK(parsed->item == e.item);
+    CHECK(parsed->line == e.line);
+    CHECK(parsed->column == e.column);
+    CHECK(parsed->widens == e.widens);
+  }
+  SUBCASE("control: sentences it does not write are refused") {
+    for (const char* other : {"", "add", "add x", "add x to", "grant x to filesystem.read.allow", "remove x from y",
+                              "change the syscalls.rules entry at f:1:2", "set  to x"})
+      CHECK_FALSE(parse_edit_text(other));
   }
 }
