@@ -62,10 +62,10 @@ TEST_CASE("suggest: a receipt's edit is a diff on stdout, its widening a warning
 TEST_CASE("suggest: a text report's edits of every kind are read back as the report wrote them") {
   TempDir dir;
   write_file(dir / "mine.yaml", kPolicy);
-  // The denial's entry names no document: the edit's file does.
+  // No "refused by" line names the edit's document here: the given file the
+  // edit names holds it.
   const Run r = suggest(dir, "aasm-launch: denials: 2 distinct (and 1 by design, not denials)\n"
                              "  ptrace -> EPERM  x2\n"
-                             "    refused by mine.yaml:8:12 (mine): syscalls.deny ptrace = errno:EPERM\n"
                              "    edit: remove ptrace from syscalls.deny at mine.yaml:8:12 (or the group there that holds "
                              "it)  [warning: widens @debug]\n"
                              "  clone3 -> ENOSYS  x1  (by design)\n"
