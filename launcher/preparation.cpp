@@ -492,25 +492,31 @@ Status prepare_connect_answers(Preparation& p, const Inputs&) {
 // The rule programs the main program shares errno'd numbers with
 // (shared_errno_numbers), with their errno answers deferred to it
 // (seccomp::with_errno_answers_deferred), by index in `rules`; nullopt when
-// one cannot be, or the filters would pass the kernel's limit on a filter
-// chain, and the main program must keep its errno for those numbers.
+// one cannot be.
 std::optional<std::vector<std::pair<size_t, seccomp::PreparedFilter>>> deferred_rules(
-    const plan::SeccompProgram& main, const std::vector<const plan::SeccompProgram*>& rules,
-    const std::vector<seccomp::PreparedFilter>& filters) {
-  // MAX_INSNS_PER_PATH of kernel/seccomp.c: every filter's length plus 4.
-  constexpr size_t kChainLimit = (size_t(1) << 18) / sizeof(sock_filter);
+    const plan::SeccompProgram& main, const std::vector<const plan::SeccompProgram*>& rules) {
   std::vector<std::pair<size_t, seccomp::PreparedFilter>> deferred;
-  size_t chain = 0;
-  for (const seccomp::PreparedFilter& filter : filters) chain += filter.instructions.size() + 4;
   for (size_t i = 0; i < rules.size(); ++i) {
     if (shared_errno_numbers(main, {rules[i]}).empty()) continue;
     std::optional<seccomp::PreparedFilter> filter = seccomp::with_errno_answers_deferred(*rules[i], main);
     if (!filter) return std::nullopt;
-    chain += filter->instructions.size() - rules[i]->instructions.size();
     deferred.emplace_back(i, std::move(*filter));
   }
-  if (chain > kChainLimit) return std::nullopt;
   return deferred;
+}
+
+// Whether the filters, with the rules deferred and the main program as
+// `observing`, stay within the kernel's limit on a filter chain
+// (MAX_INSNS_PER_PATH of kernel/seccomp.c: every filter's length plus 4),
+// with room for the launcher's own (--explain's trace filter).
+bool chain_fits(const std::vector<seccomp::PreparedFilter>& filters,
+                const std::vector<std::pair<size_t, seccomp::PreparedFilter>>& deferred,
+                const seccomp::PreparedFilter& observing) {
+  constexpr size_t kChainLimit = (size_t(1) << 18) / sizeof(sock_filter), kLaunchersOwn = 256;
+  size_t chain = kLaunchersOwn + observing.instructions.size() + 4;
+  for (size_t i = 0; i + 1 < filters.size(); ++i) chain += filters[i].instructions.size() + 4;
+  for (const auto& [index, filter] : deferred) chain += filter.instructions.size() - filters[index].instructions.size();
+  return chain <= kChainLimit;
 }
 
 // The main program goes in with the run's listener, its errno answers
@@ -539,11 +545,12 @@ Status prepare_listener(Preparation& p, const Inputs&) {
     // whether one holds a listener, which would leave the main program to go
     // in as written after the deferred rules (launch.cpp listen_on_main):
     // then the numbers keep main's errno.
-    if (!prepared.errno_kept.empty() && ::prctl(PR_GET_SECCOMP) == 0)
-      deferred = deferred_rules(main, rules, prepared.filters);
-    if (deferred) prepared.errno_kept.clear();
-    observing = seccomp::with_errno_answers_notified(main, connect ? std::optional<int>(SYS_connect) : std::nullopt,
-                                                     prepared.errno_kept);
+    if (!prepared.errno_kept.empty() && ::prctl(PR_GET_SECCOMP) == 0) deferred = deferred_rules(main, rules);
+    const std::optional<int> notify_nr = connect ? std::optional<int>(SYS_connect) : std::nullopt;
+    if (deferred) observing = seccomp::with_errno_answers_notified(main, notify_nr);
+    if (observing && chain_fits(prepared.filters, *deferred, *observing)) prepared.errno_kept.clear();
+    else deferred.reset();
+    if (!deferred) observing = seccomp::with_errno_answers_notified(main, notify_nr, prepared.errno_kept);
   }
   if (!observing) {
     prepared.errno_kept.clear();
