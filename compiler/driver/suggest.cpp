@@ -78,7 +78,7 @@ std::optional<nlohmann::json> report_text_entries(llvm::StringRef text) {
       entry["edits"].push_back(std::move(edit));
       any_edit = true;
     } else if (body.consume_front("refused by ")) {
-      entry["refused"].push_back(body.str());  // "FILE:L:C (DOCUMENT): ...", for the edits' documents
+      entry["policy_lines"].push_back(body.str());  // "FILE:L:C (DOCUMENT): ...", for the edits' documents
     } else if (!body.startswith("seen by: ") && !body.startswith("arguments: ")) {
       entry["note"] = body.str();
     }
@@ -88,8 +88,8 @@ std::optional<nlohmann::json> report_text_entries(llvm::StringRef text) {
   // block (a safe default's edit goes to a document no line of its own names).
   std::map<std::string, std::string> documents;
   for (const nlohmann::json& entry : entries)
-    for (const nlohmann::json& refused : entry.value("refused", nlohmann::json::array())) {
-      const llvm::StringRef r = refused.get_ref<const std::string&>();
+    for (const nlohmann::json& policy_line : entry.value("policy_lines", nlohmann::json::array())) {
+      const llvm::StringRef r = policy_line.get_ref<const std::string&>();
       const size_t open = r.find(" ("), close = r.find("): ", open);
       const llvm::StringRef place = r.substr(0, open);
       if (open == llvm::StringRef::npos || close == llvm::StringRef::npos) continue;
@@ -97,7 +97,7 @@ std::optional<nlohmann::json> report_text_entries(llvm::StringRef text) {
       documents.emplace(file.str(), r.slice(open + 2, close).str());
     }
   for (nlohmann::json& entry : entries) {
-    entry.erase("refused");
+    entry.erase("policy_lines");
     for (nlohmann::json& edit : entry["edits"])
       if (const auto it = documents.find(edit["file"].get<std::string>()); it != documents.end()) edit["document"] = it->second;
   }
