@@ -478,6 +478,77 @@ TEST_CASE("the rewrite keeps the errno of the kept numbers and notifies the othe
   }
 }
 
+// A rule program's errno returns deferred to the main program's answer
+// (with_errno_answers_deferred): the rule's errno where the main program
+// allows, a notification where it refuses with an errno too (for each of the
+// rule's errnos: one copy of the main program each), the main program's kill
+// where it kills; the rule's allowed paths as written. bpf::run_stack gives
+// the kernel's answer of the two as written, the one the supervisor answers.
+TEST_CASE("a rule's errno answers deferred to the main program: its errno, a notification, or the main program's kill") {
+  using aasm::plan::BpfInstruction;
+  const uint32_t arch = aasm::kNativeAuditArch;
+  const BpfInstruction load_nr{BPF_LD | BPF_W | BPF_ABS, 0, 0, 0};
+  const BpfInstruction load_arg0{BPF_LD | BPF_W | BPF_ABS, 0, 0, uint32_t(offsetof(bpf::SeccompData, args))};
+  const BpfInstruction allow{BPF_RET | BPF_K, 0, 0, SECCOMP_RET_ALLOW};
+  // 500 and 503 -> EPERM, 501 killed, the others allowed.
+  const SeccompProgram main{arch, {}, 0,
+                            {load_nr,
+                             {BPF_JMP | BPF_JEQ | BPF_K, 3, 0, 500},
+                             {BPF_JMP | BPF_JEQ | BPF_K, 2, 0, 503},
+                             {BPF_JMP | BPF_JEQ | BPF_K, 2, 0, 501},
+                             allow,
+                             {BPF_RET | BPF_K, 0, 0, SECCOMP_RET_ERRNO | EPERM},
+                             {BPF_RET | BPF_K, 0, 0, SECCOMP_RET_KILL_PROCESS}}};
+  // With arg0 == 1: 500 to 502 -> EACCES, 503 -> ENOENT; allowed otherwise.
+  const SeccompProgram rule{arch, aasm::plan::FilterMode::kRules, SECCOMP_RET_ALLOW,
+                            {load_nr,
+                             {BPF_JMP | BPF_JEQ | BPF_K, 6, 0, 503},
+                             {BPF_JMP | BPF_JGE | BPF_K, 0, 4, 500},
+                             {BPF_JMP | BPF_JGT | BPF_K, 3, 0, 502},
+                             load_arg0,
+                             {BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 1},
+                             {BPF_RET | BPF_K, 0, 0, SECCOMP_RET_ERRNO | EACCES},
+                             allow,
+                             load_arg0,
+                             {BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 1},
+                             {BPF_RET | BPF_K, 0, 0, SECCOMP_RET_ERRNO | ENOENT},
+                             allow}};
+  const auto deferred = aasm::seccomp::with_errno_answers_deferred(rule, main);
+  REQUIRE(deferred);
+  CHECK(deferred->instructions.size() == rule.instructions.size() + 2 * main.instructions.size());
+  const std::vector<BpfInstruction> installed = as_plan(*deferred);
+  const auto data_of = [arch](int32_t nr, uint64_t arg0) {
+    bpf::SeccompData data;
+    data.nr = nr;
+    data.arch = arch;
+    data.args[0] = arg0;
+    return data;
+  };
+  const auto answer = [&](int32_t nr, uint64_t arg0) { return bpf::run(installed, data_of(nr, arg0))->action; };
+  CHECK(answer(500, 1) == SECCOMP_RET_USER_NOTIF);
+  CHECK(answer(503, 1) == SECCOMP_RET_USER_NOTIF);
+  CHECK(answer(501, 1) == SECCOMP_RET_KILL_PROCESS);
+  CHECK(answer(502, 1) == (SECCOMP_RET_ERRNO | EACCES));
+  CHECK(answer(500, 0) == SECCOMP_RET_ALLOW);
+  CHECK(bpf::run(installed, data_of(500, 0))->executed == bpf::run(rule.instructions, data_of(500, 0))->executed);
+  CHECK(bpf::is_constant_allow(installed, arch, 3));
+  // What the supervisor answers a notification with: the kernel's answer of
+  // the two as written, the newer filter's among equal actions.
+  const std::vector<SeccompProgram> written = {rule, main};
+  const auto stacked = [&](int32_t nr) { return bpf::run_stack(written, data_of(nr, 1)); };
+  CHECK(stacked(500)->action == (SECCOMP_RET_ERRNO | EPERM));
+  CHECK(stacked(500)->filter == 1);
+  CHECK(stacked(502)->action == (SECCOMP_RET_ERRNO | EACCES));
+  CHECK(stacked(502)->filter == 0);
+  CHECK(stacked(501)->action == SECCOMP_RET_KILL_PROCESS);
+
+  SUBCASE("control: a rule that returns its accumulator cannot be deferred") {
+    SeccompProgram computed = rule;
+    computed.instructions.back() = {BPF_RET | BPF_A, 0, 0, 0};
+    CHECK_FALSE(aasm::seccomp::with_errno_answers_deferred(computed, main));
+  }
+}
+
 // The launcher's connect() notifier (runtime/kernel/seccomp_notify.h) runs
 // beside the plan's programs on every call: it must cost nothing but for
 // connect, so every other number is a constant allow the kernel caches.
