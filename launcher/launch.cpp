@@ -524,7 +524,7 @@ int launch(const LaunchRequest& request) {
   // clone3 into a v2 cgroup suspends the supervisor until the exec
   // (kernel/spawn.h), which leaves it no moment to take the listener.
   if (prepared->observing && cgroup_v2_fd >= 0) {
-    prepared->observing.reset();
+    install_as_written(*prepared);
     launch_report.denials_unseen.push_back(
         "seccomp: calls refused with an errno are answered by the kernel alone and not recorded (the command "
         "starts in its cgroup v2 group by clone3, which suspends the supervisor until the exec)");
@@ -603,7 +603,8 @@ int launch(const LaunchRequest& request) {
     launch_report.denials_unseen.push_back(
         "seccomp: calls refused with an errno are answered by the kernel alone and not recorded (an outer sandbox "
         "holds this process tree's seccomp listener)");
-  ListenerAnswers answers(io.handover ? &*prepared->observed : nullptr,
+  ListenerAnswers answers(io.handover ? std::span<const plan::SeccompProgram>(prepared->observed)
+                                      : std::span<const plan::SeccompProgram>(),
                           prepared->connect_answers ? &*prepared->connect_answers : nullptr);
   denials::Log denial_log;  // what the run's confinement refused, for the report and the receipt
   std::optional<explain::Tracer> tracer;

@@ -2,7 +2,9 @@
 
 #include <fcntl.h>
 #include <linux/capability.h>
+#include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -487,10 +489,41 @@ Status prepare_connect_answers(Preparation& p, const Inputs&) {
   return Ok{};
 }
 
+// The rule programs the main program shares errno'd numbers with
+// (shared_errno_numbers), with their errno answers deferred to it
+// (seccomp::with_errno_answers_deferred), by index in `rules`; nullopt when
+// one cannot be.
+std::optional<std::vector<std::pair<size_t, seccomp::PreparedFilter>>> deferred_rules(
+    const plan::SeccompProgram& main, const std::vector<const plan::SeccompProgram*>& rules) {
+  std::vector<std::pair<size_t, seccomp::PreparedFilter>> deferred;
+  for (size_t i = 0; i < rules.size(); ++i) {
+    if (shared_errno_numbers(main, {rules[i]}).empty()) continue;
+    std::optional<seccomp::PreparedFilter> filter = seccomp::with_errno_answers_deferred(*rules[i], main);
+    if (!filter) return std::nullopt;
+    deferred.emplace_back(i, std::move(*filter));
+  }
+  return deferred;
+}
+
+// Whether the filters, with the rules deferred and the main program as
+// `observing`, stay within the kernel's limit on a filter chain
+// (MAX_INSNS_PER_PATH of kernel/seccomp.c: every filter's length plus 4),
+// with room for the launcher's own (--explain's trace filter).
+bool chain_fits(const std::vector<seccomp::PreparedFilter>& filters,
+                const std::vector<std::pair<size_t, seccomp::PreparedFilter>>& deferred,
+                const seccomp::PreparedFilter& observing) {
+  constexpr size_t kChainLimit = (size_t(1) << 18) / sizeof(sock_filter), kLaunchersOwn = 256;
+  size_t chain = kLaunchersOwn + observing.instructions.size() + 4;
+  for (size_t i = 0; i + 1 < filters.size(); ++i) chain += filters[i].instructions.size() + 4;
+  for (const auto& [index, filter] : deferred) chain += filter.instructions.size() - filters[index].instructions.size();
+  return chain <= kChainLimit;
+}
+
 // The main program goes in with the run's listener, its errno answers
 // handed to the supervisor (supervisor/listener_answers.h), connect() too
-// where it is answered; where that cannot be, as written, and the report
-// says what goes unseen. Observation only: nothing in the report.
+// where it is answered, and the rule programs' errno answers for calls it
+// refuses too deferred to it; where that cannot be, as written, and the
+// report says what goes unseen. Observation only: nothing in the report.
 Status prepare_listener(Preparation& p, const Inputs&) {
   Prepared& prepared = p.prepared;
   std::vector<const plan::SeccompProgram*> rules = installed_programs(prepared);
@@ -499,15 +532,25 @@ Status prepare_listener(Preparation& p, const Inputs&) {
   rules.pop_back();
   if (!rules.empty())
     p.report.denials_unseen.push_back(
-        "seccomp: calls refused with an errno by an argument rule (spec.syscalls rules, the safe defaults) are "
-        "answered by the kernel alone, in filters installed before the listener's, and not recorded");
+        "seccomp: calls refused with an errno by an argument rule (spec.syscalls rules, the safe defaults) that the "
+        "main program allows are answered by the kernel alone, in filters installed before the listener's, and not "
+        "recorded");
   const bool connect = prepared.connect_answers.has_value();
   std::string conflict = rewrite_conflict(main, connect);
   std::optional<seccomp::PreparedFilter> observing;
+  std::optional<std::vector<std::pair<size_t, seccomp::PreparedFilter>>> deferred;
   if (conflict.empty()) {
     prepared.errno_kept = shared_errno_numbers(main, rules);
-    observing = seccomp::with_errno_answers_notified(main, connect ? std::optional<int>(SYS_connect) : std::nullopt,
-                                                     prepared.errno_kept);
+    // Under filters of its own (an outer sandbox's) the launcher cannot tell
+    // whether one holds a listener, which would leave the main program to go
+    // in as written after the deferred rules (launch.cpp listen_on_main):
+    // then the numbers keep main's errno.
+    if (!prepared.errno_kept.empty() && ::prctl(PR_GET_SECCOMP) == 0) deferred = deferred_rules(main, rules);
+    const std::optional<int> notify_nr = connect ? std::optional<int>(SYS_connect) : std::nullopt;
+    if (deferred) observing = seccomp::with_errno_answers_notified(main, notify_nr);
+    if (observing && chain_fits(prepared.filters, *deferred, *observing)) prepared.errno_kept.clear();
+    else deferred.reset();
+    if (!deferred) observing = seccomp::with_errno_answers_notified(main, notify_nr, prepared.errno_kept);
   }
   if (!observing) {
     prepared.errno_kept.clear();
@@ -516,9 +559,11 @@ Status prepare_listener(Preparation& p, const Inputs&) {
                                       "recorded (" + conflict + ")");
     return Ok{};
   }
-  prepared.observed = main;
-  prepared.observing = std::move(observing);
+  if (deferred)
+    for (auto& [index, filter] : *deferred) prepared.filters[index] = std::move(filter);
   rules.push_back(&main);
+  for (const plan::SeccompProgram* program : rules) prepared.observed.push_back(*program);
+  prepared.observing = std::move(observing);
   prepared.futex_allowed = std::all_of(rules.begin(), rules.end(), [](const plan::SeccompProgram* program) {
     return bpf::is_constant_allow(program->instructions, program->audit_arch, SYS_futex);
   });
@@ -693,6 +738,13 @@ Status load_plan(Preparation& p, const LaunchRequest& request) {
 }
 
 }  // namespace
+
+void install_as_written(Prepared& prepared) {
+  for (size_t i = 0; i + 1 < prepared.observed.size(); ++i) prepared.filters[i] = seccomp::prepare(prepared.observed[i]);
+  prepared.observed.clear();
+  prepared.observing.reset();
+  prepared.errno_kept.clear();
+}
 
 Preparation prepare(const LaunchRequest& request, const Host& host, Exit exit) {
   Preparation p;

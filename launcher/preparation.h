@@ -52,15 +52,18 @@ struct Prepared {
   std::optional<seccomp::PreparedFilter> trace_filter;  // --explain: stops the traced calls for the tracer
   uint32_t restrict_flags = 0;  // landlock_restrict_self's: audit records after exec, where they can be read
   // The run's listener on the main program (supervisor/listener_answers.h):
-  // `observed` as written, `observing` its rewrite, installed in place of
-  // filters.back() with the listener, connect() included where answered.
-  // Unset: the main program goes in as written (connect_notifier, if any,
-  // holds the listener), and the report's denials_unseen says why.
-  std::optional<plan::SeccompProgram> observed;
+  // `observed` the installed programs as written (the main one last), which
+  // the supervisor runs on each call; `observing` the main program's
+  // rewrite, installed in place of filters.back() with the listener,
+  // connect() included where answered. Unset: the main program goes in as
+  // written (connect_notifier, if any, holds the listener), and the report's
+  // denials_unseen says why.
+  std::vector<plan::SeccompProgram> observed;
   std::optional<seccomp::PreparedFilter> observing;
   // Calls `observing` leaves answered with the main program's own errno
-  // (shared_errno_numbers): named in the report's denials_unseen at the end,
-  // where the plan's call names are decoded.
+  // (shared_errno_numbers), where the rule programs could not go in with
+  // their errno answers deferred to it: named in the report's
+  // denials_unseen at the end, where the plan's call names are decoded.
   std::vector<int32_t> errno_kept;
   bool futex_allowed = false;  // by every filter, whatever its arguments: the hand-over may wake with it
   std::optional<mount_view::Prepared> view;       // the filesystem view's steps, built in the child
@@ -80,6 +83,11 @@ struct Preparation {
 };
 
 Preparation prepare(const LaunchRequest& request, const Host& host, Exit exit);
+
+// Where the supervisor cannot take the run's listener after all: every
+// program goes in as written (the rule programs' deferred errno answers
+// would otherwise notify a listener nobody holds), nothing observed.
+void install_as_written(Prepared& prepared);
 
 // Why this host cannot build a filesystem view, or "" when it can (a user
 // namespace is tried for real where the launcher lacks CAP_SYS_ADMIN): the

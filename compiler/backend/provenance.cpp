@@ -119,15 +119,24 @@ class Builder {
     }
   }
 
-  // The names and numbers of x86_64, the architecture the launcher records
-  // denials for, with the sensitive deny set of each.
+  // The names and numbers of every target's calls, each with the sensitive
+  // deny set it widens: x86_64's in the provenance's own table (where
+  // launchers older than the call-tables section look), the others'
+  // there, by architecture.
   void calls() {
-    const auto x86 = std::find_if(ir_.targets.begin(), ir_.targets.end(),
-                                  [](const Target& t) { return t.audit_arch == aasm::plan::kProvenanceCallsArch; });
-    if (x86 == ir_.targets.end()) return;
+    std::vector<Target> targets = ir_.targets;
+    std::sort(targets.begin(), targets.end(), [](const Target& a, const Target& b) { return a.audit_arch < b.audit_arch; });
+    for (const Target& target : targets) {
+      std::vector<aasm::plan::ProvenanceCall> table = calls_of(target);
+      if (target.audit_arch == aasm::plan::kProvenanceCallsArch) out_.calls = std::move(table);
+      else out_.other_calls.push_back({target.audit_arch, std::move(table)});
+    }
+  }
+
+  std::vector<aasm::plan::ProvenanceCall> calls_of(const Target& target) const {
     std::map<int, aasm::plan::ProvenanceCall> by_number;
     for (llvm::StringRef name : known_syscall_names())
-      if (std::optional<int> number = syscall_number(*x86, name); number && *number >= 0 && *number < 0xFFFF)
+      if (std::optional<int> number = syscall_number(target, name); number && *number >= 0 && *number < 0xFFFF)
         by_number.try_emplace(*number, aasm::plan::ProvenanceCall{uint16_t(*number), name.str(), {}});
     // A uid/gid call is privileged only where the policy keeps its capability
     // (GroupMember::capability): without it, it can only keep or lower ids.
@@ -135,10 +144,12 @@ class Builder {
     for (llvm::StringRef group : kSensitiveGroups)
       for (const GroupMember& member : find_group(group)->members)
         if (member.capability.empty() || (kept && kept->count(member.capability.str())))
-          if (std::optional<int> number = syscall_number(*x86, member.syscall))
+          if (std::optional<int> number = syscall_number(target, member.syscall))
             if (auto it = by_number.find(*number); it != by_number.end() && it->second.sensitive_group.empty())
               it->second.sensitive_group = group.str();
-    for (auto& [number, call] : by_number) out_.calls.push_back(std::move(call));
+    std::vector<aasm::plan::ProvenanceCall> table;
+    for (auto& [number, call] : by_number) table.push_back(std::move(call));
+    return table;
   }
 
   aasm::plan::Provenance take(const std::vector<PolicyDocument>& documents) {

@@ -15,6 +15,7 @@
 #include "frontend/yaml_edit.h"
 #include "frontend/yaml_tree.h"
 #include "support/diagnostics.h"
+#include "supervisor/denial_report.h"
 
 namespace aasmc {
 namespace {
@@ -35,8 +36,77 @@ struct Loaded {
   std::string name;  // metadata.name
 };
 
+// The text of aasm-launch's --denials report (denial_report.h
+// render_report), as a denial log's entries: one per denial block ("  WHAT
+// xN", then its indented lines), with the edits its "edit:" sentences name
+// (parse_edit_text), each for the document its file's "refused by" line
+// names. nullopt when the text names no edit, or a sentence that is not
+// one (a report of another version): the receipt is needed then.
+std::optional<nlohmann::json> report_text_entries(llvm::StringRef text) {
+  nlohmann::json entries = nlohmann::json::array();
+  bool any_edit = false;
+  llvm::SmallVector<llvm::StringRef, 64> lines;
+  text.split(lines, '\n');
+  for (llvm::StringRef line : lines) {
+    if (line.startswith("aasm-launch: ") || line.trim().empty()) continue;
+    if (!line.startswith("    ")) {  // a denial: "  WHAT  xN", "(by design)" after it
+      if (!line.startswith("  ")) return std::nullopt;
+      const llvm::StringRef what = line.trim();
+      nlohmann::json entry = nlohmann::json::object();
+      entry["denial"] = what.substr(0, what.rfind("  x")).str();
+      entry["by_design"] = what.endswith("(by design)");
+      entry["edits"] = nlohmann::json::array();
+      entry["note"] = "";
+      entries.push_back(std::move(entry));
+      continue;
+    }
+    if (entries.empty()) return std::nullopt;
+    nlohmann::json& entry = entries.back();
+    llvm::StringRef body = line.trim();
+    if (body.consume_front("edit: ")) {
+      const std::optional<aasm::denials::Edit> e = aasm::denials::parse_edit_text(body);
+      if (!e || e->file.empty()) return std::nullopt;
+      nlohmann::json edit = nlohmann::json::object();
+      edit["document"] = "";
+      edit["file"] = e->file;
+      edit["list"] = e->list;
+      edit["op"] = e->op;
+      edit["item"] = e->item;
+      edit["line"] = e->line;
+      edit["col"] = e->column;
+      edit["widens"] = e->widens;
+      entry["edits"].push_back(std::move(edit));
+      any_edit = true;
+    } else if (body.consume_front("refused by ")) {
+      entry["policy_lines"].push_back(body.str());  // "FILE:L:C (DOCUMENT): ...", for the edits' documents
+    } else if (!body.startswith("seen by: ") && !body.startswith("arguments: ")) {
+      entry["note"] = body.str();
+    }
+  }
+  if (!any_edit) return std::nullopt;
+  // Each edit's document: the one its file's "refused by" line names, in any
+  // block (a safe default's edit goes to a document no line of its own names).
+  std::map<std::string, std::string> documents;
+  for (const nlohmann::json& entry : entries)
+    for (const nlohmann::json& policy_line : entry.value("policy_lines", nlohmann::json::array())) {
+      const llvm::StringRef r = policy_line.get_ref<const std::string&>();
+      const size_t open = r.find(" ("), close = r.find("): ", open);
+      const llvm::StringRef place = r.substr(0, open);
+      if (open == llvm::StringRef::npos || close == llvm::StringRef::npos) continue;
+      const llvm::StringRef file = place.rsplit(':').first.rsplit(':').first;
+      documents.emplace(file.str(), r.slice(open + 2, close).str());
+    }
+  for (nlohmann::json& entry : entries) {
+    entry.erase("policy_lines");
+    for (nlohmann::json& edit : entry["edits"])
+      if (const auto it = documents.find(edit["file"].get<std::string>()); it != documents.end()) edit["document"] = it->second;
+  }
+  return entries;
+}
+
 // The denials section of a receipt, or a denial log: that section alone
-// ({"entries": [...]}), or its entries as a list.
+// ({"entries": [...]}), or its entries as a list; or the text of the
+// --denials report where it names the edits.
 std::optional<nlohmann::json> denial_entries(const std::string& path, Diagnostics& diags) {
   auto buffer = llvm::MemoryBuffer::getFile(path);
   if (!buffer) {
@@ -48,9 +118,11 @@ std::optional<nlohmann::json> denial_entries(const std::string& path, Diagnostic
   if (json.is_object() && json.contains("denials")) section = &json["denials"];
   const nlohmann::json* entries = section->is_object() && section->contains("entries") ? &(*section)["entries"] : section;
   if (json.is_discarded() && (*buffer)->getBuffer().contains("aasm-launch: denials:")) {
+    if (std::optional<nlohmann::json> entries = report_text_entries((*buffer)->getBuffer())) return entries;
     diags.file_error(path,
-                     "this is the text of aasm-launch's --denials report, which is for people: run the command again "
-                     "with --receipt FILE and give that file (it holds the same denials as JSON)",
+                     "this text of aasm-launch's --denials report names no edit aasmc suggest can read (a plan "
+                     "without provenance, or no denial): run the command again with --receipt FILE and give that "
+                     "file (it holds the same denials as JSON)",
                      diag::kSuggestInput);
     return std::nullopt;
   }
@@ -79,6 +151,7 @@ unsigned number_of(const nlohmann::json& j, const char* key) {
 
 // What an entry was refused, for a warning: "read_file ${HOME}/.x", "sethostname".
 std::string denial_text(const nlohmann::json& entry) {
+  if (!text_of(entry, "denial").empty()) return text_of(entry, "denial");  // as a text report wrote it
   std::string what = text_of(entry, "syscall");
   if (const auto rights = entry.find("rights"); rights != entry.end() && rights->is_array())
     for (const auto& r : *rights)
@@ -110,7 +183,7 @@ std::optional<std::vector<ReportEdit>> collect_edits(const nlohmann::json& entri
                    {text_of(e, "list"), text_of(e, "op"), text_of(e, "item"), number_of(e, "line"), number_of(e, "col"),
                     text_of(e, "widens")}};
       static const char* const kOps[] = {"add", "remove", "set", "change"};
-      if (r.document.empty() || r.edit.list.empty() || r.edit.item.empty() ||
+      if ((r.document.empty() && r.file.empty()) || r.edit.list.empty() || r.edit.item.empty() ||
           std::find(std::begin(kOps), std::end(kOps), r.edit.op) == std::end(kOps)) {
         diags.file_error(path, "an edit lacks its document, list or item, or has an unknown op '" + r.edit.op + "'",
                          diag::kSuggestInput);
@@ -145,6 +218,9 @@ std::optional<std::vector<Loaded>> load_policies(const std::vector<std::string>&
 // The document an edit is for: by name, and where two files hold that name,
 // the one the plan was compiled from (the edit's file, as given to aasmc).
 const Loaded* document_for(const ReportEdit& r, const std::vector<Loaded>& loaded) {
+  if (r.document.empty())  // from a text report whose lines did not name it: by its file, where one holds it
+    for (const Loaded& l : loaded)
+      if (l.path == r.file || llvm::sys::path::filename(l.path) == llvm::sys::path::filename(r.file)) return &l;
   std::vector<const Loaded*> named;
   for (const Loaded& l : loaded)
     if (l.name == r.document) named.push_back(&l);

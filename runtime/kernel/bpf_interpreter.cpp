@@ -118,6 +118,20 @@ std::optional<Outcome> run(std::span<const BpfInstruction> program, const Seccom
   return std::nullopt;  // fell off the end: the kernel's checker refuses such a program
 }
 
+std::optional<StackOutcome> run_stack(std::span<const plan::SeccompProgram> programs, const SeccompData& data) {
+  std::optional<StackOutcome> decided;
+  // Newest first with a strict comparison, as the kernel walks them: an
+  // older filter's equal answer does not replace a newer one's.
+  for (size_t i = programs.size(); i-- > 0;) {
+    const std::optional<Outcome> outcome = run(programs[i].instructions, data);
+    if (!outcome) return std::nullopt;
+    const auto strictness = [](uint32_t action) { return int32_t(action & SECCOMP_RET_ACTION_FULL); };
+    if (!decided || strictness(outcome->action) < strictness(decided->action))
+      decided = StackOutcome{outcome->action, i, outcome->arguments_read};
+  }
+  return decided;
+}
+
 // Mirrors seccomp_is_const_allow() of kernel/seccomp.c (Linux 5.11+): only
 // loads of nr and arch, ALU AND with a constant, constant jumps and RET K are
 // understood; anything else makes the syscall uncacheable.

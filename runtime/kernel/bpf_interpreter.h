@@ -33,6 +33,20 @@ struct Outcome {
 // load, falling off the end).
 std::optional<Outcome> run(std::span<const plan::BpfInstruction> program, const SeccompData& data);
 
+// The kernel's answer of programs stacked in install order (oldest first),
+// as seccomp_run_filters() (kernel/seccomp.c) takes it: every filter runs,
+// the most restrictive action wins (the action bits compared as a signed
+// 32-bit value, so a kill is below an errno, an errno below a notification,
+// a notification below an allow), and among equal actions the newest
+// filter's, data included. nullopt when `programs` is empty or one of them
+// does something the kernel's checker would refuse.
+struct StackOutcome {
+  uint32_t action = 0;
+  size_t filter = 0;           // the index in `programs` of the filter whose answer it is
+  uint8_t arguments_read = 0;  // that filter's (Outcome::arguments_read)
+};
+std::optional<StackOutcome> run_stack(std::span<const plan::SeccompProgram> programs, const SeccompData& data);
+
 // The kernel's seccomp_is_const_allow() (kernel/seccomp.c): true when the
 // program allows syscall `nr` on `arch` without looking at anything but the
 // number and the architecture, so the kernel caches the verdict and skips

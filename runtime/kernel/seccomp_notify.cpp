@@ -102,6 +102,55 @@ std::optional<PreparedFilter> with_errno_answers_notified(const plan::SeccompPro
   return filter;
 }
 
+namespace {
+
+int32_t strictness(uint32_t action) { return int32_t(action & SECCOMP_RET_ACTION_FULL); }
+
+// What a copy of the main program returns in place of `answer`, run on an
+// errno path `errno_answer` of a rule program before it: the kernel's
+// answer of the two where it is not the main program's errno (a tie, which
+// the main program, newer, would win), a notification where it is.
+uint32_t deferred_answer(uint32_t answer, uint32_t errno_answer) {
+  if (strictness(answer) < strictness(SECCOMP_RET_ERRNO)) return answer;
+  if (strictness(answer) == strictness(SECCOMP_RET_ERRNO)) return SECCOMP_RET_USER_NOTIF;
+  return errno_answer;
+}
+
+bool returns_accumulator(const plan::BpfInstruction& insn) {
+  return BPF_CLASS(insn.code) == BPF_RET && BPF_RVAL(insn.code) != BPF_K;
+}
+
+}  // namespace
+
+std::optional<PreparedFilter> with_errno_answers_deferred(const plan::SeccompProgram& rule,
+                                                          const plan::SeccompProgram& main) {
+  const auto& code = rule.instructions;
+  if (std::any_of(code.begin(), code.end(), returns_accumulator) ||
+      std::any_of(main.instructions.begin(), main.instructions.end(), returns_accumulator))
+    return std::nullopt;
+  std::vector<std::pair<uint32_t, size_t>> copies;  // errno answer, offset after the program
+  std::vector<sock_filter> tail;
+  for (const plan::BpfInstruction& insn : code)
+    if (is_errno_return(insn) && std::none_of(copies.begin(), copies.end(), [&](const auto& c) { return c.first == insn.k; })) {
+      copies.emplace_back(insn.k, tail.size());
+      for (const plan::BpfInstruction& m : main.instructions)
+        tail.push_back({m.code, m.jt, m.jf, BPF_CLASS(m.code) == BPF_RET ? deferred_answer(m.k, insn.k) : m.k});
+    }
+  if (code.size() + tail.size() > BPF_MAXINSNS) return std::nullopt;
+  PreparedFilter filter;
+  for (size_t pc = 0; pc < code.size(); ++pc) {
+    const plan::BpfInstruction& insn = code[pc];
+    if (!is_errno_return(insn)) {
+      filter.instructions.push_back({insn.code, insn.jt, insn.jf, insn.k});
+      continue;
+    }
+    const auto copy = std::find_if(copies.begin(), copies.end(), [&](const auto& c) { return c.first == insn.k; });
+    filter.instructions.push_back(BPF_STMT(BPF_JMP | BPF_JA, uint32_t(code.size() + copy->second - pc - 1)));
+  }
+  filter.instructions.insert(filter.instructions.end(), tail.begin(), tail.end());
+  return filter;
+}
+
 int install_with_listener(PreparedFilter& filter) {
   filter.program.len = static_cast<unsigned short>(filter.instructions.size());
   filter.program.filter = filter.instructions.data();

@@ -49,6 +49,22 @@ std::optional<PreparedFilter> with_errno_answers_notified(const plan::SeccompPro
                                                           std::optional<int> notify_nr,
                                                           std::span<const int32_t> kept_errno = {});
 
+// `rule` (a program installed before `main`, the plan's main program, which
+// goes in rewritten with the listener) with each errno answer deferred to
+// what `main` as written answers the same call: the errno where main lets
+// the call through (the kernel's answer of the two as written), a
+// notification where main answers with an errno too (then both filters
+// notify, the newest's listener, main's, gets the call, and the supervisor
+// gives the answer of the programs as written: listener_answers.h), and
+// main's own answer where main is stricter. Each errno return becomes a
+// forward jump to a copy of `main`, appended once per distinct errno, whose
+// returns are so replaced; every other path, and so every constant allow
+// the kernel's action cache serves, is as written. nullopt when either
+// program returns its accumulator or the result would pass the kernel's
+// length limit.
+std::optional<PreparedFilter> with_errno_answers_deferred(const plan::SeccompProgram& rule,
+                                                          const plan::SeccompProgram& main);
+
 // Installs the filter with a new listener. Returns the listener descriptor
 // (close-on-exec) or -errno: EBUSY when a filter of an outer sandbox already
 // has a listener. Raw system calls only (the child shares the supervisor's

@@ -37,6 +37,7 @@ enum class SectionType : uint32_t {
   kFilesystemView = 6,   // the command's own root: binds, /proc, /dev, private tmpfs
   kProvenance = 7,       // which policy line made each decision (for the denial report)
   kPinned = 8,           // files pinned by content: path, size, SHA-256 (filesystem.pinned)
+  kCallTables = 9,       // each non-x86_64 target's call names (for the denial report)
 };
 
 // Section flag bits. A reader refuses an unknown section with the critical

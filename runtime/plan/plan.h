@@ -205,10 +205,13 @@ struct ProvenanceEntry {
   bool operator==(const ProvenanceEntry&) const = default;
 };
 
-// A syscall of the architecture denials are recorded for (x86_64), named as
-// the compiler names it, with the deny set that makes allowing it sensitive.
-// A number of another architecture is not looked up in it (the report says
-// so rather than give another call's name).
+// A syscall of one of the plan's target architectures, named as the
+// compiler names it, with the deny set that makes allowing it sensitive.
+// The provenance section holds x86_64's (kProvenanceCallsArch, the table
+// since the section exists); the call-tables section (docs/plan-format.md,
+// section 9) each other target's. A number is looked up only in its own
+// architecture's table (find_call): the report says so rather than give
+// another call's name.
 inline constexpr uint32_t kProvenanceCallsArch = kAuditArchX86_64;
 struct ProvenanceCall {
   uint16_t number = 0;
@@ -217,12 +220,27 @@ struct ProvenanceCall {
   bool operator==(const ProvenanceCall&) const = default;
 };
 
+struct CallTable {
+  uint32_t audit_arch = 0;
+  std::vector<ProvenanceCall> calls;  // sorted by number
+  bool operator==(const CallTable&) const = default;
+};
+
 struct Provenance {
   std::vector<ProvenanceSource> sources;  // in cascade order
   std::vector<ProvenanceEntry> entries;   // per document, in the order written
-  std::vector<ProvenanceCall> calls;      // sorted by number
+  std::vector<ProvenanceCall> calls;      // x86_64's, sorted by number
+  // The call-tables section's: the plan's other targets, ascending
+  // audit_arch, none kProvenanceCallsArch. Empty in plans without it.
+  std::vector<CallTable> other_calls;
   bool operator==(const Provenance&) const = default;
 };
+
+// Call `number` of `audit_arch` in the provenance's tables; nullptr where
+// the plan has no table of that architecture or the table no such call.
+const ProvenanceCall* find_call(const Provenance& provenance, uint32_t audit_arch, int number);
+// The architectures whose calls the provenance names, in table order.
+std::vector<uint32_t> call_table_arches(const Provenance& provenance);
 
 // A file pinned by content (filesystem.pinned): the launcher re-hashes it
 // through the descriptor it opens and refuses the launch when it changed.

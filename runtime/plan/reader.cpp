@@ -57,7 +57,7 @@ bool is_normalized(const std::string& path) {
 }
 
 bool is_known(uint32_t type) {
-  return type >= uint32_t(SectionType::kMeta) && type <= uint32_t(SectionType::kPinned);
+  return type >= uint32_t(SectionType::kMeta) && type <= uint32_t(SectionType::kCallTables);
 }
 
 const char* section_name(uint32_t type) {
@@ -70,6 +70,7 @@ const char* section_name(uint32_t type) {
     case SectionType::kFilesystemView: return "filesystem-view";
     case SectionType::kProvenance: return "provenance";
     case SectionType::kPinned: return "pinned";
+    case SectionType::kCallTables: return "call-tables";
   }
   return "unknown";
 }
@@ -459,6 +460,24 @@ Status decode_manifest(ByteReader& r, Plan& plan) {
   return Ok{};
 }
 
+// A call table, as the provenance and call-tables sections lay it out.
+Status read_calls(ByteReader& r, const char* section, std::vector<ProvenanceCall>& calls) {
+  const uint32_t count = r.u32();
+  if (!r.ok()) return truncated(section);
+  if (count > kMaxListEntries) return fault(std::string(section) + " section has too many calls");
+  for (uint32_t i = 0; i < count; ++i) {
+    ProvenanceCall call;
+    call.number = r.u16();
+    call.name = r.str16();
+    call.sensitive_group = r.str16();
+    if (!r.ok()) return truncated(section);
+    if (!calls.empty() && calls.back().number >= call.number)
+      return fault(std::string(section) + " calls are not sorted by number and unique");
+    calls.push_back(std::move(call));
+  }
+  return Ok{};
+}
+
 Status decode_provenance(ByteReader& r, Plan& plan) {
   if (plan.provenance) return fault("two provenance sections");
   Provenance p;
@@ -489,20 +508,27 @@ Status decode_provenance(ByteReader& r, Plan& plan) {
       return fault("provenance entry " + std::to_string(i) + " names a source the section does not have");
     p.entries.push_back(std::move(entry));
   }
-  const uint32_t calls = r.u32();
-  if (!r.ok()) return truncated("provenance");
-  if (calls > kMaxListEntries) return fault("provenance section has too many calls");
-  for (uint32_t i = 0; i < calls; ++i) {
-    ProvenanceCall call;
-    call.number = r.u16();
-    call.name = r.str16();
-    call.sensitive_group = r.str16();
-    if (!r.ok()) return truncated("provenance");
-    if (!p.calls.empty() && p.calls.back().number >= call.number)
-      return fault("provenance calls are not sorted by number and unique");
-    p.calls.push_back(std::move(call));
-  }
+  if (Status calls = read_calls(r, "provenance", p.calls); !calls) return calls;
   plan.provenance = std::move(p);
+  return Ok{};
+}
+
+Status decode_call_tables(ByteReader& r, Plan& plan) {
+  if (!plan.provenance) return fault("call-tables section without a provenance section before it");
+  std::vector<CallTable>& tables = plan.provenance->other_calls;
+  if (!tables.empty()) return fault("two call-tables sections");
+  const uint32_t count = r.u32();
+  if (!r.ok()) return truncated("call-tables");
+  if (count > kMaxListEntries) return fault("call-tables section has too many tables");
+  for (uint32_t i = 0; i < count; ++i) {
+    CallTable table;
+    table.audit_arch = r.u32();
+    if (!r.ok()) return truncated("call-tables");
+    if (table.audit_arch == kProvenanceCallsArch || (!tables.empty() && tables.back().audit_arch >= table.audit_arch))
+      return fault("call tables are not sorted by architecture and unique, or repeat the provenance section's");
+    if (Status calls = read_calls(r, "call-tables", table.calls); !calls) return calls;
+    tables.push_back(std::move(table));
+  }
   return Ok{};
 }
 
@@ -527,6 +553,7 @@ Status decode_section(const SectionEntry& e, std::span<const uint8_t> body, Plan
     case SectionType::kFilesystemView: status = decode_view(r, plan); break;
     case SectionType::kProvenance: status = decode_provenance(r, plan); break;
     case SectionType::kPinned: status = decode_pinned(r, plan); break;
+    case SectionType::kCallTables: status = decode_call_tables(r, plan); break;
   }
   if (!status) return status;
   if (!r.ok()) return fault(std::string(section_name(e.type)) + " section is shorter than its contents");
@@ -612,6 +639,23 @@ const char* control_domain_name(ControlDomain domain) {
   return domain <= ControlDomain::kIpc ? control_name(control_of(domain)) : "unknown";
 }
 
+const ProvenanceCall* find_call(const Provenance& provenance, uint32_t audit_arch, int number) {
+  const std::vector<ProvenanceCall>* calls = audit_arch == kProvenanceCallsArch ? &provenance.calls : nullptr;
+  for (const CallTable& table : provenance.other_calls)
+    if (table.audit_arch == audit_arch) calls = &table.calls;
+  if (!calls) return nullptr;
+  const auto it = std::lower_bound(calls->begin(), calls->end(), number,
+                                   [](const ProvenanceCall& c, int n) { return int(c.number) < n; });
+  return it != calls->end() && int(it->number) == number ? &*it : nullptr;
+}
+
+std::vector<uint32_t> call_table_arches(const Provenance& provenance) {
+  std::vector<uint32_t> arches;
+  if (!provenance.calls.empty()) arches.push_back(kProvenanceCallsArch);
+  for (const CallTable& table : provenance.other_calls) arches.push_back(table.audit_arch);
+  return arches;
+}
+
 const char* audit_arch_name(uint32_t audit_arch) {
   switch (audit_arch) {
     case kAuditArchX86_64: return "x86_64";
@@ -640,7 +684,9 @@ Result<Plan> decode_plan(std::span<const uint8_t> bytes, Decode what) {
                                   SectionType(e.type) == SectionType::kPinned;
     if (critical_by_type && !(e.flags & kSectionCritical))
       return fault(std::string(section_name(e.type)) + " section is not marked critical");
-    if (what == Decode::kDeferProvenance && SectionType(e.type) == SectionType::kProvenance) continue;
+    if (what == Decode::kDeferProvenance &&
+        (SectionType(e.type) == SectionType::kProvenance || SectionType(e.type) == SectionType::kCallTables))
+      continue;
     if (Status s = decode_section(e, bytes.subspan(e.offset, e.length), plan, seen_meta, seen_manifest); !s)
       return s.error();
   }

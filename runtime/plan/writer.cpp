@@ -136,6 +136,16 @@ std::vector<uint8_t> encode_manifest(const Plan& plan) {
   return std::move(w.bytes());
 }
 
+// A call table, as the provenance and call-tables sections lay it out.
+void write_calls(ByteWriter& w, const std::vector<ProvenanceCall>& calls) {
+  w.u32(uint32_t(calls.size()));
+  for (const ProvenanceCall& call : calls) {
+    w.u16(call.number);
+    w.str16(call.name);
+    w.str16(call.sensitive_group);
+  }
+}
+
 std::vector<uint8_t> encode_provenance(const Provenance& provenance) {
   ByteWriter w;
   w.u32(uint32_t(provenance.sources.size()));
@@ -153,11 +163,16 @@ std::vector<uint8_t> encode_provenance(const Provenance& provenance) {
     w.str16(entry.item);
     w.str16(entry.value);
   }
-  w.u32(uint32_t(provenance.calls.size()));
-  for (const ProvenanceCall& call : provenance.calls) {
-    w.u16(call.number);
-    w.str16(call.name);
-    w.str16(call.sensitive_group);
+  write_calls(w, provenance.calls);
+  return std::move(w.bytes());
+}
+
+std::vector<uint8_t> encode_call_tables(const std::vector<CallTable>& tables) {
+  ByteWriter w;
+  w.u32(uint32_t(tables.size()));
+  for (const CallTable& table : tables) {
+    w.u32(table.audit_arch);
+    write_calls(w, table.calls);
   }
   return std::move(w.bytes());
 }
@@ -175,6 +190,10 @@ std::vector<Section> sections_of(const Plan& plan) {
   if (!plan.pinned.empty()) sections.push_back({SectionType::kPinned, kSectionCritical, encode_pinned(plan.pinned)});
   sections.push_back({SectionType::kSyscallManifest, 0, encode_manifest(plan)});
   if (plan.provenance) sections.push_back({SectionType::kProvenance, 0, encode_provenance(*plan.provenance)});
+  // After the provenance it belongs to; a section of its own, so that a
+  // launcher older than it still reads the provenance (it skips this one).
+  if (plan.provenance && !plan.provenance->other_calls.empty())
+    sections.push_back({SectionType::kCallTables, 0, encode_call_tables(plan.provenance->other_calls)});
   return sections;
 }
 
@@ -183,8 +202,11 @@ Error too_large(const std::string& what) { return make_error("plan cannot be enc
 bool fits(const std::string& text) { return text.size() <= kMaxStringBytes; }
 
 Status check_provenance(const Provenance& p) {
-  if (p.sources.size() >= kNoSource || p.entries.size() > kMaxListEntries || p.calls.size() > kMaxListEntries)
+  if (p.sources.size() >= kNoSource || p.entries.size() > kMaxListEntries || p.calls.size() > kMaxListEntries ||
+      p.other_calls.size() > kMaxListEntries)
     return too_large("too many provenance records");
+  for (const CallTable& table : p.other_calls)
+    if (table.calls.size() > kMaxListEntries) return too_large("too many provenance records");
   for (const ProvenanceSource& s : p.sources)
     if (!fits(s.document) || !fits(s.tier) || !fits(s.file)) return too_large("a provenance source is too long");
   for (const ProvenanceEntry& e : p.entries)

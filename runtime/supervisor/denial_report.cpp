@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 #include <initializer_list>
+#include <optional>
 #include <string_view>
 
 #include "kernel/arch.h"
@@ -220,14 +221,15 @@ class Join {
 
   void seccomp() {
     const uint32_t arch = d_.arch ? d_.arch : kNativeAuditArch;
-    const auto call = std::find_if(p_.calls.begin(), p_.calls.end(), [&](const plan::ProvenanceCall& c) {
-      return arch == plan::kProvenanceCallsArch && c.number == d_.syscall;
-    });
-    if (d_.syscall < 0 || call == p_.calls.end()) {
+    const plan::ProvenanceCall* call = d_.syscall < 0 ? nullptr : plan::find_call(p_, arch, d_.syscall);
+    if (!call) {
+      std::string tables;
+      for (const uint32_t known : plan::call_table_arches(p_))
+        tables += (tables.empty() ? "" : ", ") + std::string(plan::audit_arch_name(known)) + "'s";
       out_.note = d_.syscall < 0 ? "the command was killed by SIGSYS; the exit status does not say which call"
                                  : "call number " + std::to_string(d_.syscall) + " of " + arch_text(arch) +
-                                       " is not in the plan's call table (" +
-                                       plan::audit_arch_name(plan::kProvenanceCallsArch) + "'s calls)";
+                                       " is not in the plan's call tables (" + (tables.empty() ? "none" : tables) +
+                                       " calls)";
       return;
     }
     out_.call = call->name;
@@ -289,18 +291,126 @@ std::string describe(const Denial& d, const Explanation& e) {
   return d.error ? text + " -> " + errno_name(d.error) : text;
 }
 
+}  // namespace
+
+// The sentences' fixed words, which parse_edit_text reads back.
+constexpr std::string_view kGroupThere = " (or the group there that holds it)";
+constexpr std::string_view kWidens = "  [warning: widens ";
+
 std::string edit_text(const Edit& e) {
   const std::string where = e.file.empty() ? "" : " in " + e.file;
   const std::string at = e.line ? " at " + e.file + ":" + std::to_string(e.line) + ":" + std::to_string(e.column) : where;
   std::string text;
   if (e.op == "add") text = "add " + e.item + " to " + e.list + where;
-  else if (e.op == "remove") text = "remove " + e.item + " from " + e.list + at + " (or the group there that holds it)";
+  else if (e.op == "remove") text = "remove " + e.item + " from " + e.list + at + std::string(kGroupThere);
   else if (e.op == "set") text = "set " + e.list + " to " + e.item + at;
   else text = "change the " + e.list + " entry" + at + " that refuses " + e.item;
-  return e.widens.empty() ? text : text + "  [warning: widens " + e.widens + "]";
+  return e.widens.empty() ? text : text + std::string(kWidens) + e.widens + "]";
+}
+
+namespace {
+
+bool take_prefix(std::string_view& s, std::string_view prefix) {
+  if (!s.starts_with(prefix)) return false;
+  s.remove_prefix(prefix.size());
+  return true;
+}
+
+bool take_suffix(std::string_view& s, std::string_view suffix) {
+  if (!s.ends_with(suffix)) return false;
+  s.remove_suffix(suffix.size());
+  return true;
+}
+
+bool all_digits(std::string_view s) {
+  return !s.empty() && s.size() < 10 && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// "FILE:LINE:COL" into the edit's place; false when it is not one.
+bool parse_place(std::string_view text, Edit& e) {
+  const size_t col = text.rfind(':');
+  const size_t line = col == std::string_view::npos || col == 0 ? std::string_view::npos : text.rfind(':', col - 1);
+  if (line == std::string_view::npos || line == 0) return false;
+  const std::string_view l = text.substr(line + 1, col - line - 1), c = text.substr(col + 1);
+  if (!all_digits(l) || !all_digits(c)) return false;
+  e.file = text.substr(0, line);
+  e.line = uint32_t(std::stoul(std::string(l)));
+  e.column = uint32_t(std::stoul(std::string(c)));
+  return true;
+}
+
+// A list key: a dotted name without spaces.
+bool is_list(std::string_view s) { return !s.empty() && s.find(' ') == std::string_view::npos; }
+
+// "ITEM <word> LIST[ in FILE]" (add, remove): the first <word> after which
+// a list and nothing or " in FILE" follow.
+bool parse_item_then_list(std::string_view s, std::string_view word, bool at_allowed, Edit& e) {
+  for (size_t at = s.find(word); at != std::string_view::npos; at = s.find(word, at + 1)) {
+    std::string_view rest = s.substr(at + word.size());
+    const size_t space = rest.find(' ');
+    const std::string_view list = rest.substr(0, space);
+    rest = space == std::string_view::npos ? std::string_view() : rest.substr(space);
+    Edit parsed = e;
+    const bool placed = rest.empty() || (take_prefix(rest, " in ") && !rest.empty() && (parsed.file = rest, true)) ||
+                        (at_allowed && take_prefix(rest, " at ") && parse_place(rest, parsed));
+    if (at == 0 || !is_list(list) || !placed) continue;
+    e = parsed;
+    e.item = s.substr(0, at);
+    e.list = list;
+    return true;
+  }
+  return false;
+}
+
+// A trailing " at FILE:L:C" or " in FILE" of `s`, taken off into the edit.
+void take_place(std::string_view& s, Edit& e) {
+  if (const size_t at = s.rfind(" at "); at != std::string_view::npos && parse_place(s.substr(at + 4), e)) {
+    s = s.substr(0, at);
+    return;
+  }
+  if (const size_t in = s.rfind(" in "); in != std::string_view::npos && in + 4 < s.size()) {
+    e.file = s.substr(in + 4);
+    s = s.substr(0, in);
+  }
 }
 
 }  // namespace
+
+std::optional<Edit> parse_edit_text(std::string_view s) {
+  Edit e;
+  if (const size_t widens = s.rfind(kWidens); widens != std::string_view::npos && s.ends_with("]")) {
+    e.widens = s.substr(widens + kWidens.size(), s.size() - widens - kWidens.size() - 1);
+    s = s.substr(0, widens);
+  }
+  if (take_prefix(s, "add ")) {
+    e.op = "add";
+    if (!parse_item_then_list(s, " to ", false, e)) return std::nullopt;
+  } else if (take_prefix(s, "remove ")) {
+    e.op = "remove";
+    if (!take_suffix(s, kGroupThere) || !parse_item_then_list(s, " from ", true, e)) return std::nullopt;
+  } else if (take_prefix(s, "set ")) {
+    e.op = "set";
+    const size_t to = s.find(" to ");
+    if (to == std::string_view::npos || !is_list(s.substr(0, to))) return std::nullopt;
+    e.list = s.substr(0, to);
+    s.remove_prefix(to + 4);
+    take_place(s, e);
+    e.item = s;
+  } else if (take_prefix(s, "change the ")) {
+    e.op = "change";
+    const size_t entry = s.find(" entry"), refuses = s.rfind(" that refuses ");
+    if (entry == std::string_view::npos || refuses == std::string_view::npos || refuses < entry) return std::nullopt;
+    e.list = s.substr(0, entry);
+    e.item = s.substr(refuses + 14);
+    std::string_view place = s.substr(entry + 6, refuses - entry - 6);
+    take_place(place, e);
+    if (!place.empty() || !is_list(e.list)) return std::nullopt;
+  } else {
+    return std::nullopt;
+  }
+  if (e.item.empty()) return std::nullopt;
+  return e;
+}
 
 const char* layer_name(Layer layer) {
   switch (layer) {
@@ -324,9 +434,8 @@ const char* witness_name(Witness witness) {
 }
 
 std::string call_name(const plan::Plan& plan, int number) {
-  if (plan.provenance && kNativeAuditArch == plan::kProvenanceCallsArch)
-    for (const plan::ProvenanceCall& call : plan.provenance->calls)
-      if (call.number == number) return call.name;
+  if (plan.provenance)
+    if (const plan::ProvenanceCall* call = plan::find_call(*plan.provenance, kNativeAuditArch, number)) return call->name;
   return "call number " + std::to_string(number);
 }
 

@@ -9,7 +9,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "plan/plan.h"
@@ -54,9 +56,20 @@ struct Explanation {
   bool by_design = false;
 };
 
-// Native call `number` as the plan's call table (its provenance) names it;
+// Native call `number` as the plan's call table of the host's architecture
+// (its provenance) names it;
 // "call number N" where the table does not have it, or the plan has none.
 std::string call_name(const plan::Plan& plan, int number);
+
+// The sentence the report writes for `edit` ("add ITEM to LIST in FILE",
+// "remove ITEM from LIST at FILE:L:C (or the group there that holds it)",
+// "set LIST to ITEM at FILE:L:C", "change the LIST entry at FILE:L:C that
+// refuses ITEM", each with "  [warning: widens W]" where it widens), and
+// back: what `aasmc suggest` reads of a text report. The parse gives every
+// field but the document, which the sentence does not name; nullopt for a
+// sentence edit_text does not write.
+std::string edit_text(const Edit& edit);
+std::optional<Edit> parse_edit_text(std::string_view sentence);
 
 // `context`: the run's ${CWD} and ${HOME}, for matching paths to rule
 // templates and writing the edit's path as a template.

@@ -144,8 +144,8 @@ std::string rewrite_conflict(const plan::SeccompProgram& main, bool connect) {
 void ListenerAnswers::answer_one(int listener, denials::Log* log) {
   seccomp_notif call;
   if (!seccomp::receive_notification(listener, call)) return;
-  std::optional<bpf::Outcome> decided;
-  if (observed_) decided = bpf::run(observed_->instructions, data_of(call));
+  std::optional<bpf::StackOutcome> decided;
+  if (!observed_.empty()) decided = bpf::run_stack(observed_, data_of(call));
   if (decided && (decided->action & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_ERRNO) {
     const int error = int(std::min<uint32_t>(decided->action & SECCOMP_RET_DATA, kMaxErrno));
     seccomp::answer_error(listener, call.id, error);
@@ -160,7 +160,7 @@ void ListenerAnswers::answer_one(int listener, denials::Log* log) {
     }
     return;
   }
-  if (connect_ && call.data.nr == SYS_connect && (!observed_ || (decided && lets_through(decided->action)))) {
+  if (connect_ && call.data.nr == SYS_connect && (observed_.empty() || (decided && lets_through(decided->action)))) {
     connect_->answer(listener, call, log);
     return;
   }

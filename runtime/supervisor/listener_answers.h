@@ -1,22 +1,26 @@
 // What the supervisor answers through the run's one seccomp listener
 // (kernel/seccomp_notify.h): the plan's errno answers, which the listener's
 // filter (the main program, rewritten) hands over instead of answering
-// itself, and the connect() calls ConnectAnswers words.
+// itself, with those of the rule programs before it that the main program
+// refuses too (their errno answers deferred to it), and the connect() calls
+// ConnectAnswers words.
 //
-// For each call the supervisor runs the main program as written on the
-// call's seccomp_data (kernel/bpf_interpreter.h) and answers what it
-// answers: an errno answer with that errno, recorded in the run's denials;
-// an allowed connect() through ConnectAnswers. Never
-// SECCOMP_USER_NOTIF_FLAG_CONTINUE for a call the program refuses: a
-// filter sees only registers, which the kernel copied into the notification,
-// so the program's answer on them is the answer it would have given. A call
-// the supervisor cannot place gets ENOSYS, the kernel's own answer when no
-// supervisor is there.
+// For each call the supervisor runs the installed programs as written on
+// the call's seccomp_data (kernel/bpf_interpreter.h) and answers what the
+// kernel would have answered without the listener (bpf::run_stack: the
+// strictest action, among equal ones the newest filter's): an errno answer
+// with that errno, recorded in the run's denials; an allowed connect()
+// through ConnectAnswers. Never SECCOMP_USER_NOTIF_FLAG_CONTINUE for a call
+// the programs refuse: a filter sees only registers, which the kernel copied
+// into the notification, so the programs' answer on them is the answer they
+// would have given. A call the supervisor cannot place gets ENOSYS, the
+// kernel's own answer when no supervisor is there.
 #pragma once
 
 #include <linux/seccomp.h>
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -29,10 +33,11 @@ class ConnectAnswers;
 
 class ListenerAnswers {
  public:
-  // `observed`: the main program as written, when the listener's filter is
-  // its rewrite (nullptr: only connect() comes); `connect`: the connect()
-  // answers (nullptr: none). Both outlive this.
-  ListenerAnswers(const plan::SeccompProgram* observed, ConnectAnswers* connect)
+  // `observed`: the programs installed, as written, in install order (the
+  // main program last), when the listener's filter is the main program's
+  // rewrite (empty: only connect() comes); `connect`: the connect() answers
+  // (nullptr: none). Both outlive this.
+  ListenerAnswers(std::span<const plan::SeccompProgram> observed, ConnectAnswers* connect)
       : observed_(observed), connect_(connect) {}
 
   // Answers the pending notification of `listener`, if any, recording a
@@ -40,17 +45,18 @@ class ListenerAnswers {
   void answer_one(int listener, denials::Log* log);
 
  private:
-  const plan::SeccompProgram* observed_;
+  std::span<const plan::SeccompProgram> observed_;
   ConnectAnswers* connect_;
 };
 
-// The numbers `main` (the main program) must keep answering with its own
-// errno when it goes in rewritten (kernel/seccomp_notify.h) after `rules`
-// (the programs installed before it): those both it and a rule may answer
-// with an errno. Among equal actions the kernel lets the main program's win
-// (the newest filter's), but a rule's errno beats a notification, so
-// notifying them would change the answer. Sorted; the listener never sees
-// them (the launch report says so).
+// The numbers both `main` (the main program) and one of `rules` (the
+// programs installed before it) may answer with an errno. Among equal
+// actions the kernel lets the main program's win (the newest filter's), but
+// a rule's errno beats a notification, so notifying main's errno answers
+// for them alone would change the answer: the rules go in with their errno
+// answers deferred to main's (seccomp::with_errno_answers_deferred), or,
+// where that cannot be, main keeps its errno answers for these numbers and
+// the listener never sees them (the launch report says so). Sorted.
 std::vector<int32_t> shared_errno_numbers(const plan::SeccompProgram& main,
                                           const std::vector<const plan::SeccompProgram*>& rules);
 

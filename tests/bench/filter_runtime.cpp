@@ -12,9 +12,13 @@
 // ioctl(FIONREAD) has argument rules, so every filter runs for it.
 // A third child runs the programs as aasm-launch installs them: the main one
 // rewritten, its errno answers and connect() sent to a listener
-// (kernel/seccomp_notify.h), installed with it (issue 14): allowed calls
-// must cost what they cost under the programs as written, also where some
-// numbers keep their errno (shared_errno_numbers).
+// (kernel/seccomp_notify.h), installed with it (issue 14), and the rule
+// programs that share errno'd numbers with it (shared_errno_numbers) with
+// their errno answers deferred to it (with_errno_answers_deferred): allowed
+// calls must cost what they cost under the programs as written. The
+// interpreter's counts compare the same for every allowed number, and for
+// the launcher's fallback where the rules cannot be deferred (the main
+// program keeps its errno for the shared numbers).
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -135,41 +139,57 @@ int main(int argc, char** argv) {
   std::printf("policy: %s; %zu programs, %zu instructions; %ld calls per run, %d rounds A (filtered) / B (none)\n",
               path.c_str(), native->size(), instructions, iterations, rounds);
   std::vector<aasm::plan::SeccompProgram> observed = *native;
-  // As the launcher's preparation does: the numbers a rule program may also
-  // answer with an errno keep the main program's own.
+  // As the launcher's preparation does: the rule programs that may answer
+  // a number with an errno the main program may too go in deferred to it.
   std::vector<const aasm::plan::SeccompProgram*> rules;
   for (size_t i = 0; i + 1 < native->size(); ++i) rules.push_back(&(*native)[i]);
   const std::vector<int32_t> kept = aasm::shared_errno_numbers(native->back(), rules);
-  const auto rewritten = aasm::seccomp::with_errno_answers_notified(observed.back(), SYS_connect, kept);
-  if (!rewritten) return 2;
-  std::printf("as installed: %zu instructions, %zu call numbers keep their errno\n", rewritten->instructions.size(),
-              kept.size());
-  // The interpreter's count over every number the main program allows (all
-  // arguments 0): the kept numbers' tests must add nothing to those paths.
-  const auto in_place = aasm::seccomp::with_errno_answers_notified(native->back(), SYS_connect);
-  if (!in_place) return 2;
   const auto as_plan = [](const aasm::seccomp::PreparedFilter& f) {
     std::vector<aasm::plan::BpfInstruction> p;
     for (const sock_filter& i : f.instructions) p.push_back({i.code, i.jt, i.jf, i.k});
     return p;
   };
-  size_t allowed = 0, written = 0, without_kept = 0, with_kept = 0;
+  size_t deferred = 0;
+  for (size_t i = 0; i < rules.size(); ++i) {
+    if (aasm::shared_errno_numbers(native->back(), {rules[i]}).empty()) continue;
+    const auto rule = aasm::seccomp::with_errno_answers_deferred(*rules[i], native->back());
+    if (!rule) return 2;
+    observed[i].instructions = as_plan(*rule);
+    ++deferred;
+  }
+  const auto rewritten = aasm::seccomp::with_errno_answers_notified(native->back(), SYS_connect);
+  const auto with_kept = aasm::seccomp::with_errno_answers_notified(native->back(), SYS_connect, kept);
+  if (!rewritten || !with_kept) return 2;
+  observed.back().instructions = as_plan(*rewritten);
+  size_t installed = 0;
+  for (const auto& p : observed) installed += p.instructions.size();
+  std::printf("as installed: %zu instructions; %zu call numbers shared with a rule, %zu rule programs deferred\n",
+              installed, kept.size(), deferred);
+  // The interpreter's count over every number all the programs allow (all
+  // arguments 0): the deferral and the kept numbers' tests must add nothing
+  // to those paths.
+  std::vector<aasm::plan::SeccompProgram> kept_stack = *native;
+  kept_stack.back().instructions = as_plan(*with_kept);
+  const auto executed = [](const std::vector<aasm::plan::SeccompProgram>& stack, const aasm::bpf::SeccompData& data) {
+    size_t sum = 0;
+    for (const auto& p : stack) sum += aasm::bpf::run(p.instructions, data)->executed;
+    return sum;
+  };
+  size_t allowed = 0, written = 0, as_installed = 0, keeping = 0;
   for (int32_t nr = 0; nr < 1024; ++nr) {
     aasm::bpf::SeccompData data;
     data.nr = nr;
     data.arch = kNativeArch;
-    const auto a = aasm::bpf::run(native->back().instructions, data);
+    const auto a = aasm::bpf::run_stack(*native, data);
     if (!a || a->action != SECCOMP_RET_ALLOW) continue;
     ++allowed;
-    written += a->executed;
-    without_kept += aasm::bpf::run(as_plan(*in_place), data)->executed;
-    with_kept += aasm::bpf::run(as_plan(*rewritten), data)->executed;
+    written += executed(*native, data);
+    as_installed += executed(observed, data);
+    keeping += executed(kept_stack, data);
   }
-  std::printf("BPF instructions run by the main program for its %zu allowed numbers: as written %zu, rewritten %zu, "
-              "rewritten with the kept numbers %zu\n",
-              allowed, written, without_kept, with_kept);
-  observed.back().instructions.clear();
-  for (const sock_filter& i : rewritten->instructions) observed.back().instructions.push_back({i.code, i.jt, i.jf, i.k});
+  std::printf("BPF instructions run by all %zu programs for the %zu numbers they allow: as written %zu, as installed "
+              "(rules deferred, main rewritten) %zu, main keeping the shared numbers' errno instead %zu\n",
+              native->size(), allowed, written, as_installed, keeping);
   std::printf("%-22s %14s %14s %14s %8s %8s\n", "call", "filtered ns", "unfiltered ns", "observed ns", "ratio",
               "obs/filt");
   for (Call call : {Call::kGetppid, Call::kRead0, Call::kIoctlFionread}) {

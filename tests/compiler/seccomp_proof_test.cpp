@@ -250,6 +250,69 @@ void check_observed(const Target& target, const std::vector<const SeccompProgram
   if (shipped) CHECK_MESSAGE(conflict.empty(), "a shipped profile's errno answers would not be observed: ", conflict);
 }
 
+// Where the main program and a rule program share errno'd numbers, the
+// launcher installs the rule programs with their errno answers deferred to
+// the main program (seccomp::with_errno_answers_deferred) and the main
+// program with every errno answer notified: every call the programs as
+// written answer with the main program's errno reaches its listener (whose
+// supervisor answers bpf::run_stack of the programs as written), connect()
+// too where they let it through, and every other call gets the answer of
+// the programs as written. A rule's allowed paths run what they ran and its
+// cached allows stay cached. True when some rule was deferred.
+bool check_deferred(const SyscallIR& ir, const Target& target, const std::vector<const SeccompProgram*>& stack) {
+  const SeccompProgram& main = *stack.back();
+  std::vector<SeccompProgram> written;
+  for (const SeccompProgram* p : stack) written.push_back(*p);
+  std::vector<SeccompProgram> installed = written;
+  for (size_t i = 0; i + 1 < stack.size(); ++i) {
+    if (aasm::shared_errno_numbers(main, {stack[i]}).empty()) continue;
+    const auto deferred = aasm::seccomp::with_errno_answers_deferred(*stack[i], main);
+    REQUIRE(deferred);
+    installed[i].instructions = as_plan(*deferred);
+  }
+  if (installed == written) return false;
+  const std::optional<int> connect = syscall_number(target, "connect");
+  const auto observing = aasm::seccomp::with_errno_answers_notified(main, *connect);
+  REQUIRE(observing);
+  installed.back().instructions = as_plan(*observing);
+  const size_t last = installed.size() - 1;
+  const auto check = [&](const SyscallCall& call) {
+    bpf::SeccompData data;
+    data.nr = call.nr;
+    data.arch = call.arch;
+    std::copy(std::begin(call.args), std::end(call.args), data.args);
+    const auto want = bpf::run_stack(written, data);
+    const auto got = bpf::run_stack(installed, data);
+    REQUIRE((want && got));
+    const uint32_t kind = want->action & SECCOMP_RET_ACTION_FULL;
+    const bool main_errno = kind == SECCOMP_RET_ERRNO && want->filter == last;
+    const bool connect_through = call.nr == *connect && (kind == SECCOMP_RET_ALLOW || kind == SECCOMP_RET_LOG);
+    INFO(std::string(target.name), " nr ", call.nr, " args ", call.args[0], ",", call.args[1], ",", call.args[2]);
+    if (main_errno || connect_through) {
+      CHECK(got->action == SECCOMP_RET_USER_NOTIF);
+      CHECK(got->filter == last);
+    } else {
+      CHECK(got->action == want->action);
+    }
+    for (size_t i = 0; i < last; ++i) {
+      const auto as_written = bpf::run(written[i].instructions, data);
+      if (as_written->action == SECCOMP_RET_ALLOW)
+        CHECK(bpf::run(installed[i].instructions, data)->executed == as_written->executed);
+    }
+  };
+  std::set<std::string> with_arguments;
+  for (const SyscallRuleIR& rule : ir.rules) with_arguments.insert(rule.syscall);
+  for (int32_t nr : numbers_to_try(target)) {
+    const SyscallCall call{target.audit_arch, nr, {}};
+    check(call);
+    if (with_arguments.count(syscall_name(target, nr))) for_each_argument_variant(ir, target, call, check);
+    for (size_t i = 0; i < last; ++i)
+      if (bpf::is_constant_allow(written[i].instructions, target.audit_arch, nr))
+        CHECK_MESSAGE(bpf::is_constant_allow(installed[i].instructions, target.audit_arch, nr), nr, " is no longer cacheable");
+  }
+  return true;
+}
+
 // The policy of `file` for every target, as the plan's programs lower it
 // (socket rules included).
 PolicyIR lowered_policy(const std::string& file) {
@@ -280,6 +343,7 @@ TEST_CASE("seccomp lowering: every emitted program answers as the semantics say,
         prove(*ir.syscalls, target, stack);
         check_cacheable(*ir.syscalls, target, stack);
         check_observed(target, stack, file.find("/profiles/") != std::string::npos);
+        if (check_deferred(*ir.syscalls, target, stack)) MESSAGE(file, " ", std::string(target.name), ": rule programs deferred");
       }
     }
   }
@@ -411,6 +475,77 @@ TEST_CASE("the rewrite keeps the errno of the kept numbers and notifies the othe
     const auto in_place = aasm::seccomp::with_errno_answers_notified(main, std::nullopt, {});
     REQUIRE(in_place);
     CHECK(in_place->instructions.size() == main.instructions.size());
+  }
+}
+
+// A rule program's errno returns deferred to the main program's answer
+// (with_errno_answers_deferred): the rule's errno where the main program
+// allows, a notification where it refuses with an errno too (for each of the
+// rule's errnos: one copy of the main program each), the main program's kill
+// where it kills; the rule's allowed paths as written. bpf::run_stack gives
+// the kernel's answer of the two as written, the one the supervisor answers.
+TEST_CASE("a rule's errno answers deferred to the main program: its errno, a notification, or the main program's kill") {
+  using aasm::plan::BpfInstruction;
+  const uint32_t arch = aasm::kNativeAuditArch;
+  const BpfInstruction load_nr{BPF_LD | BPF_W | BPF_ABS, 0, 0, 0};
+  const BpfInstruction load_arg0{BPF_LD | BPF_W | BPF_ABS, 0, 0, uint32_t(offsetof(bpf::SeccompData, args))};
+  const BpfInstruction allow{BPF_RET | BPF_K, 0, 0, SECCOMP_RET_ALLOW};
+  // 500 and 503 -> EPERM, 501 killed, the others allowed.
+  const SeccompProgram main{arch, {}, 0,
+                            {load_nr,
+                             {BPF_JMP | BPF_JEQ | BPF_K, 3, 0, 500},
+                             {BPF_JMP | BPF_JEQ | BPF_K, 2, 0, 503},
+                             {BPF_JMP | BPF_JEQ | BPF_K, 2, 0, 501},
+                             allow,
+                             {BPF_RET | BPF_K, 0, 0, SECCOMP_RET_ERRNO | EPERM},
+                             {BPF_RET | BPF_K, 0, 0, SECCOMP_RET_KILL_PROCESS}}};
+  // With arg0 == 1: 500 to 502 -> EACCES, 503 -> ENOENT; allowed otherwise.
+  const SeccompProgram rule{arch, aasm::plan::FilterMode::kRules, SECCOMP_RET_ALLOW,
+                            {load_nr,
+                             {BPF_JMP | BPF_JEQ | BPF_K, 6, 0, 503},
+                             {BPF_JMP | BPF_JGE | BPF_K, 0, 4, 500},
+                             {BPF_JMP | BPF_JGT | BPF_K, 3, 0, 502},
+                             load_arg0,
+                             {BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 1},
+                             {BPF_RET | BPF_K, 0, 0, SECCOMP_RET_ERRNO | EACCES},
+                             allow,
+                             load_arg0,
+                             {BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 1},
+                             {BPF_RET | BPF_K, 0, 0, SECCOMP_RET_ERRNO | ENOENT},
+                             allow}};
+  const auto deferred = aasm::seccomp::with_errno_answers_deferred(rule, main);
+  REQUIRE(deferred);
+  CHECK(deferred->instructions.size() == rule.instructions.size() + 2 * main.instructions.size());
+  const std::vector<BpfInstruction> installed = as_plan(*deferred);
+  const auto data_of = [arch](int32_t nr, uint64_t arg0) {
+    bpf::SeccompData data;
+    data.nr = nr;
+    data.arch = arch;
+    data.args[0] = arg0;
+    return data;
+  };
+  const auto answer = [&](int32_t nr, uint64_t arg0) { return bpf::run(installed, data_of(nr, arg0))->action; };
+  CHECK(answer(500, 1) == SECCOMP_RET_USER_NOTIF);
+  CHECK(answer(503, 1) == SECCOMP_RET_USER_NOTIF);
+  CHECK(answer(501, 1) == SECCOMP_RET_KILL_PROCESS);
+  CHECK(answer(502, 1) == (SECCOMP_RET_ERRNO | EACCES));
+  CHECK(answer(500, 0) == SECCOMP_RET_ALLOW);
+  CHECK(bpf::run(installed, data_of(500, 0))->executed == bpf::run(rule.instructions, data_of(500, 0))->executed);
+  CHECK(bpf::is_constant_allow(installed, arch, 3));
+  // What the supervisor answers a notification with: the kernel's answer of
+  // the two as written, the newer filter's among equal actions.
+  const std::vector<SeccompProgram> written = {rule, main};
+  const auto stacked = [&](int32_t nr) { return bpf::run_stack(written, data_of(nr, 1)); };
+  CHECK(stacked(500)->action == (SECCOMP_RET_ERRNO | EPERM));
+  CHECK(stacked(500)->filter == 1);
+  CHECK(stacked(502)->action == (SECCOMP_RET_ERRNO | EACCES));
+  CHECK(stacked(502)->filter == 0);
+  CHECK(stacked(501)->action == SECCOMP_RET_KILL_PROCESS);
+
+  SUBCASE("control: a rule that returns its accumulator cannot be deferred") {
+    SeccompProgram computed = rule;
+    computed.instructions.back() = {BPF_RET | BPF_A, 0, 0, 0};
+    CHECK_FALSE(aasm::seccomp::with_errno_answers_deferred(computed, main));
   }
 }
 

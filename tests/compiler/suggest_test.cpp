@@ -46,6 +46,38 @@ TEST_CASE("suggest: a receipt's edit is a diff on stdout, its widening a warning
     CHECK(suggest(dir, R"({"entries": [)" + entry(kReadEdit) + "]}").out == r.out);
     CHECK(suggest(dir, "[" + entry(kReadEdit) + "]").out == r.out);
   }
+  SUBCASE("so is the text of the --denials=full report, which names the path, the right, the line and the edit") {
+    const Run text = suggest(dir, "aasm-launch: denials: 1 distinct\n"
+                                  "  read_file ${HOME}/.ssh/id_rsa -> EACCES  x1\n"
+                                  "    seen by: tracer (landlock_fs)\n"
+                                  "    refused by mine.yaml:6:11 (mine): filesystem.read.allow\n"
+                                  "    edit: add ${HOME}/.ssh/id_rsa to filesystem.read.allow in mine.yaml  "
+                                  "[warning: widens ${HOME}/.ssh]\n");
+    INFO("stderr: ", text.err);
+    CHECK(text.exit_code == 1);
+    CHECK(text.out == r.out);
+  }
+}
+
+TEST_CASE("suggest: a text report's edits of every kind are read back as the report wrote them") {
+  TempDir dir;
+  write_file(dir / "mine.yaml", kPolicy);
+  // No "refused by" line names the edit's document here: the given file the
+  // edit names holds it.
+  const Run r = suggest(dir, "aasm-launch: denials: 2 distinct (and 1 by design, not denials)\n"
+                             "  ptrace -> EPERM  x2\n"
+                             "    edit: remove ptrace from syscalls.deny at mine.yaml:8:12 (or the group there that holds "
+                             "it)  [warning: widens @debug]\n"
+                             "  clone3 -> ENOSYS  x1  (by design)\n"
+                             "    by design, not a denial: the plan answers clone3 errno:ENOSYS\n"
+                             "  execute /opt/tool -> EACCES  x1\n"
+                             "    the witness did not resolve the path\n");
+  INFO("stderr: ", r.err);
+  CHECK(r.exit_code == 1);
+  CHECK(contains(r.out, "-    deny: [ptrace]\n+    deny: []\n"));
+  CHECK(contains(r.err, "r.json:1:1: warning: execute /opt/tool -> EACCES: no edit: the witness did not resolve the path [AASM0125]"));
+  CHECK_FALSE(contains(r.err, "clone3"));
+  CHECK(read_file(dir / "mine.yaml") == kPolicy);
 }
 
 TEST_CASE("suggest: nothing to suggest exits 0; an entry without an edit is a warning with its note") {
@@ -72,12 +104,14 @@ TEST_CASE("suggest: an input it cannot use exits 3 and prints no diff") {
     CHECK_RUN(r, 3, "");
     CHECK(contains(r.err, "r.json:1:1: error: not JSON: expected a receipt (aasm-launch --receipt) or a denial log [AASM0120]"));
   }
-  SUBCASE("the text of the --denials report: it says to give the receipt instead") {
-    const Run r = suggest(dir, "aasm-launch: denials: 1 distinct\n  read_file /x -> EACCES  x1\n"
-                               "    edit: add /x to filesystem.read.allow in mine.yaml\n");
+  SUBCASE("the text of a --denials report that names no edit (a plan without provenance): it says to give the receipt") {
+    const Run r = suggest(dir, "aasm-launch: denials: 1 distinct\n"
+                               "aasm-launch: denials: no provenance in this plan (compiled by an older aasmc): recompile "
+                               "it to see the policy line behind each denial\n  read_file /x -> EACCES  x1\n");
     CHECK_RUN(r, 3, "");
-    CHECK(contains(r.err, "r.json:1:1: error: this is the text of aasm-launch's --denials report, which is for people: "
-                          "run the command again with --receipt FILE and give that file"));
+    CHECK(contains(r.err, "r.json:1:1: error: this text of aasm-launch's --denials report names no edit aasmc suggest "
+                          "can read (a plan without provenance, or no denial): run the command again with --receipt FILE "
+                          "and give that file"));
   }
   SUBCASE("an edit for a document no file given holds") {
     const Run r = suggest(dir, "[" + entry(R"({"document": "org", "file": "org.yaml", "list": "syscalls.allow", "op": "add", "item": "read", "line": 0, "col": 0, "widens": ""})") + "]");

@@ -68,9 +68,9 @@ bool recorded(const TempDir& dir, const std::string& syscall, const std::string&
          entries[0].at("witness") == witness && entries[0].at("count") == 1;
 }
 
-// The pid of the aasm-probe (its argv[0]) whose command line holds
+// The pid of the aasm-probe (its argv[0], `probe`) whose command line holds
 // `marker`, or -1: not the shell or the launcher, whose arguments hold it too.
-pid_t process_with(const std::string& marker) {
+pid_t process_with(const std::string& marker, const std::string& probe) {
   DIR* proc = ::opendir("/proc");
   pid_t found = -1;
   while (dirent* entry = proc ? ::readdir(proc) : nullptr) {
@@ -78,7 +78,7 @@ pid_t process_with(const std::string& marker) {
     if (pid <= 0) continue;
     std::ifstream in("/proc/" + std::string(entry->d_name) + "/cmdline");
     std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (cmdline.find(marker) != std::string::npos && cmdline.rfind(binary("AASM_PROBE") + '\0', 0) == 0) found = pid;
+    if (cmdline.find(marker) != std::string::npos && cmdline.rfind(probe + '\0', 0) == 0) found = pid;
   }
   if (proc) ::closedir(proc);
   return found;
@@ -90,6 +90,66 @@ long blocked_in(pid_t pid) {
   long nr = -1;
   in >> nr;
   return nr;
+}
+
+// aasm-launch PLAN -- /bin/sh -c "wait for GO; exec PROBE ARGS", forked (the
+// test's own child), in `cwd` where given.
+struct WaitingLaunch {
+  std::string go, probe, shell;
+  WaitingLaunch(const std::string& go, const std::string& probe, const std::string& args)
+      : go(go), probe(probe), shell("while [ ! -e " + go + " ]; do sleep 0.02; done; exec " + probe + " " + args) {}
+
+  pid_t start(const std::string& plan, const std::string& cwd = "") const {
+    const pid_t launcher = ::fork();
+    REQUIRE(launcher >= 0);
+    if (launcher == 0) {
+      if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) _exit(127);
+      const std::string launch = binary("AASM_LAUNCH");
+      const char* argv[] = {launch.c_str(), plan.c_str(), "--", "/bin/sh", "-c", shell.c_str(), nullptr};
+      ::execve(argv[0], const_cast<char**>(argv), environ);
+      _exit(127);
+    }
+    return launcher;
+  }
+};
+
+bool wait_gone(pid_t pid) {
+  for (int i = 0; i < 500 && ::kill(pid, 0) == 0; ++i) sleep_ms(10);
+  return ::kill(pid, 0) != 0;
+}
+
+// With `command`'s launcher stopped, lets its shell exec the probe, whose
+// command line holds `marker`, and checks that the probe waits in call `nr`
+// on the stopped supervisor's listener; then kills the launcher and checks
+// that the probe ends.
+void kill_supervisor_while_waiting(const WaitingLaunch& command, pid_t launcher, const std::string& marker, long nr) {
+  sleep_ms(200);  // the shell waits for `go`
+  REQUIRE(::kill(launcher, SIGSTOP) == 0);
+  write_file(command.go, "");
+  pid_t probe = -1;
+  for (int i = 0; i < 500 && (probe < 0 || blocked_in(probe) != nr); ++i, sleep_ms(10))
+    probe = process_with(marker, command.probe);
+  INFO("probe pid ", probe);
+  CHECK(blocked_in(probe) == nr);  // waiting on the stopped supervisor's listener
+  CHECK_FALSE(exists(marker));
+  REQUIRE(::kill(launcher, SIGKILL) == 0);
+  int status = 0;
+  REQUIRE(::waitpid(launcher, &status, 0) == launcher);
+  if (probe > 0) CHECK(wait_gone(probe));
+  sleep_ms(100);
+}
+
+// The coding-agent profile narrowed by an allowlist tier of `allow` (a
+// flow list body), compiled in `dir`.
+std::string profile_with_tier(const TempDir& dir, const std::string& allow) {
+  write_file(dir / "tier.yaml", "apiVersion: aasm.dev/v1\nkind: Policy\nmetadata: {name: my-agent, tier: agent}\n"
+                                "spec:\n  syscalls:\n    allow: [" + allow + "]\n");
+  const Run c = run({binary("AASMC"), "compile", binary("AASM_PROFILES") + "/coding-agent.yaml", "tier.yaml", "-o",
+                     "plan.bin"},
+                    dir.path());
+  INFO("aasmc stderr: ", c.err);
+  REQUIRE(c.exit_code == 0);
+  return dir / "plan.bin";
 }
 
 }  // namespace
@@ -166,46 +226,18 @@ TEST_CASE("denials: a command flooding refusals is capped at 256 distinct denial
 TEST_CASE("denials: killing the supervisor while a refused call waits on its listener never lets the call through") {
   TempDir dir;
   const std::string marker = dir / "made-while-waiting";
-  const std::string go = dir / "go";
-  const std::string shell = "while [ ! -e " + go + " ]; do sleep 0.02; done; exec " + binary("AASM_PROBE") + " mkdir " + marker;
-  const auto start = [&](const std::string& plan) {
-    const pid_t launcher = ::fork();
-    REQUIRE(launcher >= 0);
-    if (launcher == 0) {
-      const std::string launch = binary("AASM_LAUNCH");
-      const char* argv[] = {launch.c_str(), plan.c_str(), "--", "/bin/sh", "-c", shell.c_str(), nullptr};
-      ::execve(argv[0], const_cast<char**>(argv), environ);
-      _exit(127);
-    }
-    return launcher;
-  };
-  const auto wait_gone = [](pid_t pid) {
-    for (int i = 0; i < 500 && ::kill(pid, 0) == 0; ++i) sleep_ms(10);
-    return ::kill(pid, 0) != 0;
-  };
+  const WaitingLaunch command(dir / "go", binary("AASM_PROBE"), "mkdir " + marker);
   const std::string plan = compile_spec(dir, "deny", "  syscalls:\n    default: \"errno:EPERM\"\n    deny: [mkdirat]\n");
-
-  const pid_t launcher = start(plan);
-  sleep_ms(200);  // the shell waits for `go`
-  REQUIRE(::kill(launcher, SIGSTOP) == 0);
-  write_file(go, "");
-  pid_t probe = -1;
-  for (int i = 0; i < 500 && (probe < 0 || blocked_in(probe) != SYS_mkdirat); ++i, sleep_ms(10)) probe = process_with(marker);
-  INFO("probe pid ", probe);
-  CHECK(blocked_in(probe) == SYS_mkdirat);  // waiting on the stopped supervisor's listener
-  CHECK_FALSE(exists(marker));
-  REQUIRE(::kill(launcher, SIGKILL) == 0);
-  int status = 0;
-  REQUIRE(::waitpid(launcher, &status, 0) == launcher);
-  CHECK(wait_gone(probe));
-  sleep_ms(100);
+  kill_supervisor_while_waiting(command, command.start(plan), marker, SYS_mkdirat);
   CHECK_FALSE(exists(marker));
 
   SUBCASE("control: under a plan that allows mkdirat the same command makes the directory") {
-    ::unlink(go.c_str());
-    const pid_t allowed = start(compile_spec(dir, "allow", "  syscalls:\n    default: \"errno:EPERM\"\n    deny: [unlinkat]\n"));
+    ::unlink(command.go.c_str());
+    const pid_t allowed =
+        command.start(compile_spec(dir, "allow", "  syscalls:\n    default: \"errno:EPERM\"\n    deny: [unlinkat]\n"));
     sleep_ms(200);
-    write_file(go, "");
+    write_file(command.go, "");
+    int status = 0;
     REQUIRE(::waitpid(allowed, &status, 0) == allowed);
     CHECK(WIFEXITED(status));
     CHECK(WEXITSTATUS(status) == 0);
@@ -215,46 +247,77 @@ TEST_CASE("denials: killing the supervisor while a refused call waits on its lis
 
 // Under a shipped profile narrowed by an allowlist tier, the main program
 // answers socket() with an errno and so does the profile's unix-socket rule
-// (ipc.unix_sockets: deny): those numbers keep the kernel's own errno
-// (shared_errno_numbers), named as not recorded, and every other errno'd
-// call still reaches the listener: mkdirat, which the tier's allowlist
-// omits, is recorded with its EPERM and the tier's line.
-TEST_CASE("denials: under a shipped profile with a unix-socket rule, an errno'd call is recorded; the shared ones are named unseen") {
+// (ipc.unix_sockets: deny), in a filter installed before the main one: the
+// rule's errno answers go in deferred to the main program
+// (seccomp::with_errno_answers_deferred), so socket(AF_UNIX) reaches the
+// listener and gets the kernel's answer of the two as written, the main
+// program's EPERM (the newer filter's among equal actions), recorded with
+// the tier's line. mkdirat, which the tier's allowlist omits, is recorded
+// too; nothing is named unseen for being refused by both.
+TEST_CASE("denials: under a shipped profile with a unix-socket rule, a call both programs refuse with an errno is recorded") {
   TempDir dir("/var/tmp");  // the profile's view makes /tmp private: the launch directory is outside it
   const std::string probe = dir / "aasm-probe";  // under ${CWD}, which the profile reads and executes
   REQUIRE(run({"/bin/cp", binary("AASM_PROBE"), probe}).exit_code == 0);
   const std::string calls = "\"@startup\", \"@file-read\", \"@process\", \"@memory\", \"@signal\", write, futex";
-  const auto compiled = [&](const std::string& allow) {
-    write_file(dir / "tier.yaml", "apiVersion: aasm.dev/v1\nkind: Policy\nmetadata: {name: my-agent, tier: agent}\n"
-                                  "spec:\n  syscalls:\n    allow: [" + allow + "]\n");
-    const Run c = run({binary("AASMC"), "compile", binary("AASM_PROFILES") + "/coding-agent.yaml", "tier.yaml", "-o",
-                       "plan.bin"},
-                      dir.path());
-    INFO("aasmc stderr: ", c.err);
-    REQUIRE(c.exit_code == 0);
-    return dir / "plan.bin";
+  const auto launch = [&](const std::string& plan, const std::vector<std::string>& args) {
+    std::vector<std::string> argv = {"/usr/bin/timeout", "-s", "KILL", "60", binary("AASM_LAUNCH"), "--denials=full",
+                                     "--receipt", dir / "receipt.json", plan, "--", probe};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return run(argv, dir.path());
   };
-  const auto launch = [&](const std::string& plan, const std::string& marker) {
-    return run({"/usr/bin/timeout", "-s", "KILL", "60", binary("AASM_LAUNCH"), "--denials=full", "--receipt",
-                dir / "receipt.json", plan, "--", probe, "mkdir", marker},
-               dir.path());
-  };
-  const std::string marker = dir / "made";
-  const Run r = launch(compiled(calls), marker);
+  const std::string plan = profile_with_tier(dir, calls);
+  const Run r = launch(plan, {"socket", "unix"});
   CHECK_RUN(r, 1, "EPERM\n");
+  const std::string denials_text = receipt_denials(dir).dump();
+  INFO("denials: ", denials_text);
+  REQUIRE(recorded(dir, "socket", "EPERM", "listener"));
+  const nlohmann::json entry = seccomp_entries(dir)[0];
+  const nlohmann::json& policy = entry.at("policy");
+  CHECK(std::any_of(policy.begin(), policy.end(), [](const nlohmann::json& l) {
+    return l.at("file") == "tier.yaml" && l.at("key") == "syscalls.allow";
+  }));
+  CHECK(contains(r.err, "socket -> EPERM  x1"));
+  CHECK_FALSE(contains(r.err, "answered by the kernel alone and not recorded (the main program and an argument rule"));
+
+  const std::string marker = dir / "made";
+  CHECK_RUN(launch(plan, {"mkdir", marker}), 1, "EPERM\n");
   CHECK_FALSE(exists(marker));
   CHECK(recorded(dir, "mkdirat", "EPERM", "listener"));
-  const std::string shared = "seccomp: socket, sendto, sendmsg, socketpair, setsockopt, sendmmsg refused with an errno: "
-                             "answered by the kernel alone and not recorded";
-  CHECK(contains(r.err, "not seen on this host: " + shared));
-  const nlohmann::json unseen = receipt_denials(dir).at("unseen");
-  CHECK(std::any_of(unseen.begin(), unseen.end(), [&](const nlohmann::json& s) { return contains(s.get<std::string>(), shared); }));
-  CHECK_FALSE(contains(r.err, "both by the main program"));
 
-  SUBCASE("control: the tier allows mkdirat: the directory is made and nothing is recorded") {
-    CHECK_RUN(launch(compiled(calls + ", mkdirat"), marker), 0, "OK\n");
-    CHECK(exists(marker));
+  SUBCASE("control: under a plan that allows socket() the probe creates the unix socket and nothing is recorded") {
+    // No filesystem or ipc section: nothing of the plan refuses socket().
+    const std::string open = compile_spec(dir, "allow-socket", "  syscalls:\n    default: \"errno:EPERM\"\n    deny: [unlinkat]\n");
+    CHECK_RUN(probe_with_receipt(dir, open, {"socket", "unix"}), 0, "OK\n");
     CHECK(seccomp_entries(dir).empty());
+  }
+}
+
+// The same under the shipped profile, where both programs refuse socket()
+// (the rule's errno deferred to the main program's listener): with the
+// supervisor stopped the call waits on the listener, with it killed the
+// kernel answers ENOSYS, never the call; the socket file is never bound.
+TEST_CASE("denials: killing the supervisor while a call both programs refuse waits never lets the call through") {
+  TempDir dir("/var/tmp");  // the profile's view makes /tmp private: the launch directory is outside it
+  const std::string probe = dir / "aasm-probe";
+  REQUIRE(run({"/bin/cp", binary("AASM_PROBE"), probe}).exit_code == 0);
+  const std::string marker = dir / "bound-while-waiting";
+  const WaitingLaunch command(dir / "go", probe, "unix-bind " + marker);
+  // What the shell's loop needs too (sleep, its pipes and stat calls); not @network.
+  const std::string calls = "\"@startup\", \"@file-read\", \"@file-write\", \"@process\", \"@memory\", "
+                            "\"@signal\", \"@time\", \"@ipc\", write";
+  kill_supervisor_while_waiting(command, command.start(profile_with_tier(dir, calls), dir.path()), marker, SYS_socket);
+  CHECK_FALSE(exists(marker));
+
+  SUBCASE("control: the tier allows @network, ipc aside: the profile's rule alone refuses, by the kernel, at once") {
+    ::unlink(command.go.c_str());
+    const pid_t launcher = command.start(profile_with_tier(dir, calls + ", \"@network\""), dir.path());
+    sleep_ms(200);
+    write_file(command.go, "");
+    int status = 0;
+    REQUIRE(::waitpid(launcher, &status, 0) == launcher);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 1);  // EACCES from the unix-socket rule, without the supervisor
+    CHECK_FALSE(exists(marker));
   }
 }
 
@@ -316,7 +379,8 @@ TEST_CASE("denials: a killed i386 call is not named from the x86_64 table: its n
   CHECK(entry.at("syscall") == "");
   CHECK(entry.at("syscall_number") == 20);
   CHECK(entry.at("arguments") == "arch=0x40000003");
-  CHECK(entry.at("note") == "call number 20 of architecture 0x40000003 is not in the plan's call table (x86_64's calls)");
+  CHECK(entry.at("note") == "call number 20 of architecture 0x40000003 is not in the plan's call tables (x86_64's, "
+                            "aarch64's calls)");
   CHECK(entry.at("edits").empty());
 
   SUBCASE("control: the same getpid through the x86_64 gate is allowed and nothing is recorded") {

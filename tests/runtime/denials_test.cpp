@@ -1,4 +1,7 @@
 #include <doctest/doctest.h>
+#include <linux/seccomp.h>
+
+#include <optional>
 
 #include "kernel/arch.h"
 #include "supervisor/denial_report.h"
@@ -66,10 +69,83 @@ TEST_CASE("denial report: a call of another architecture is not named from the p
   kill.arch = 0x40000003;  // AUDIT_ARCH_I386
   const Explanation foreign = explain(kill, plan, {});
   CHECK(foreign.call.empty());
-  CHECK(foreign.note == "call number 20 of architecture 0x40000003 is not in the plan's call table (x86_64's calls)");
+  CHECK(foreign.note == "call number 20 of architecture 0x40000003 is not in the plan's call tables (x86_64's calls)");
   SUBCASE("control: the host's own number is named, where the host is x86_64") {
     kill.arch = 0;
     if (aasm::kNativeAuditArch == aasm::plan::kProvenanceCallsArch) CHECK(explain(kill, plan, {}).call == "writev");
     else CHECK(explain(kill, plan, {}).call.empty());
+  }
+}
+
+// A plan compiled for aarch64 too carries aarch64's calls (the call-tables
+// section): a denial seen on an aarch64 host, its seccomp_data's arch and
+// nr, is named from that table and joined to the line that refuses the
+// call there, not named from x86_64's table, where 34 is pause.
+TEST_CASE("denial report: an aarch64 call is named from the plan's aarch64 call table") {
+  aasm::plan::Plan plan;
+  plan.provenance.emplace();
+  plan.provenance->sources = {{"my-agent", "agent", "agent.yaml"}};
+  plan.provenance->entries = {{0, 9, 12, "syscalls.deny", "mkdirat", "errno:EPERM"}};
+  plan.provenance->calls = {{34, "pause", ""}, {258, "mkdirat", ""}};
+  plan.provenance->other_calls = {{aasm::plan::kAuditArchAarch64, {{34, "mkdirat", ""}, {117, "ptrace", "debug"}}}};
+  // As the listener builds it from the notification on an aarch64 host.
+  seccomp_data data{};
+  data.nr = 34;
+  data.arch = aasm::plan::kAuditArchAarch64;
+  Denial denial = errno_denial(data.nr, 1);
+  denial.arch = data.arch;
+  const Explanation named = explain(denial, plan, {});
+  CHECK(named.call == "mkdirat");
+  REQUIRE(named.policy.size() == 1);
+  CHECK(named.policy[0].where() == "agent.yaml:9:12");
+  REQUIRE(named.edits.size() == 1);
+  CHECK(named.edits[0].op == "remove");
+  CHECK(named.edits[0].item == "mkdirat");
+  Log log;
+  log.add(denial);
+  CHECK(render_report(log, plan, {}, {}, true, Detail::kSummary).find("mkdirat -> EPERM  x1") != std::string::npos);
+  denial.syscall = 117;
+  CHECK(explain(denial, plan, {}).call == "ptrace");
+
+  SUBCASE("control: without the aarch64 table (an older plan) the number is not named from x86_64's") {
+    plan.provenance->other_calls.clear();
+    denial.syscall = 34;
+    const Explanation unnamed = explain(denial, plan, {});
+    CHECK(unnamed.call.empty());
+    CHECK(unnamed.note == "call number 34 of aarch64 is not in the plan's call tables (x86_64's calls)");
+  }
+}
+
+// aasmc suggest reads a text report's edits back (parse_edit_text): every
+// sentence edit_text writes parses to the edit it was written from, but its
+// document, which the sentence does not name.
+TEST_CASE("denial report: every edit sentence parses back to its edit") {
+  const Edit edits[] = {
+      {"", "agent.yaml", "filesystem.read.allow", "add", "${HOME}/.gitconfig", 0, 0, ""},
+      {"", "my dir/agent.yaml", "filesystem.read.allow", "add", "${HOME}/path to x", 0, 0, "${HOME}/.ssh"},
+      {"", "org.yaml", "syscalls.deny", "remove", "ptrace", 12, 7, "@debug"},
+      {"", "org.yaml", "syscalls.deny", "remove", "ptrace", 0, 0, ""},
+      {"", "org.yaml", "network.outbound", "set", "{allow: [tcp:443]}", 3, 15, "the network"},
+      {"", "org.yaml", "ipc.unix_sockets", "set", "{allow: [${CWD}/s.sock]}", 9, 18, ""},
+      {"", "org.yaml", "syscalls.rules", "change", "mount", 20, 9, "@mount"},
+      {"", "org.yaml", "syscalls.rules", "add", "{syscall: chmod, action: allow}", 0, 0, ""},
+  };
+  for (const Edit& e : edits) {
+    const std::string sentence = edit_text(e);
+    INFO(sentence);
+    const std::optional<Edit> parsed = parse_edit_text(sentence);
+    REQUIRE(parsed);
+    CHECK(parsed->file == e.file);
+    CHECK(parsed->list == e.list);
+    CHECK(parsed->op == e.op);
+    CHECK(parsed->item == e.item);
+    CHECK(parsed->line == e.line);
+    CHECK(parsed->column == e.column);
+    CHECK(parsed->widens == e.widens);
+  }
+  SUBCASE("control: sentences it does not write are refused") {
+    for (const char* other : {"", "add", "add x", "add x to", "grant x to filesystem.read.allow", "remove x from y",
+                              "change the syscalls.rules entry at f:1:2", "set  to x"})
+      CHECK_FALSE(parse_edit_text(other));
   }
 }

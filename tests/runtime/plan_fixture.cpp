@@ -48,6 +48,7 @@ plan::Plan sample_plan() {
                         {1, 12, 5, "syscalls.allow", "", ""},
                         {plan::kNoSource, 0, 0, "syscalls.safe_default", "chmod", "@setid-modes: errno:EPERM"}};
   provenance.calls = {{0, "read", ""}, {101, "ptrace", "debug"}};
+  provenance.other_calls = {{plan::kAuditArchAarch64, {{63, "read", ""}, {117, "ptrace", "debug"}}}};
   p.provenance = provenance;
   return p;
 }

@@ -143,6 +143,32 @@ const Case kCases[] = {
        return test::assemble({{1, 0, test::meta_body()}, {7, 0, w.bytes()}});
      },
      "not sorted"},
+    {"call-tables section without a provenance section",
+     [] {
+       plan::ByteWriter w;
+       w.u32(0);
+       return test::assemble({{1, 0, test::meta_body()}, {9, 0, w.bytes()}});
+     },
+     "without a provenance section"},
+    {"call table of x86_64, which the provenance section holds",
+     [] {
+       plan::ByteWriter p;
+       p.u32(0); p.u32(0); p.u32(0);
+       plan::ByteWriter w;
+       w.u32(1); w.u32(plan::kAuditArchX86_64); w.u32(0);
+       return test::assemble({{1, 0, test::meta_body()}, {7, 0, p.bytes()}, {9, 0, w.bytes()}});
+     },
+     "not sorted by architecture"},
+    {"call-tables calls out of order",
+     [] {
+       plan::ByteWriter p;
+       p.u32(0); p.u32(0); p.u32(0);
+       plan::ByteWriter w;
+       w.u32(1); w.u32(plan::kAuditArchAarch64);
+       w.u32(2); w.u16(5); w.str16("b"); w.str16(""); w.u16(4); w.str16("a"); w.str16("");
+       return test::assemble({{1, 0, test::meta_body()}, {7, 0, p.bytes()}, {9, 0, w.bytes()}});
+     },
+     "call-tables calls are not sorted"},
     {"provenance section shorter than its contents",
      [] {
        plan::ByteWriter w;
