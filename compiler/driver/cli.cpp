@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+#include "backend/bwrap_lowering.h"
 #include "backend/check_lowerable.h"
 #include "backend/pinned_files.h"
 #include "backend/plan_builder.h"
@@ -141,6 +142,7 @@ std::optional<std::vector<uint8_t>> compile_in_memory(const CompileRequest& requ
     return std::nullopt;
   }
   add_backend_meta(*ir, *backend, *plan);
+  if (*backend == Backend::kBwrap) lower_for_bwrap(*ir, *plan);
   plan->provenance = build_provenance(documents, *ir, diags.sources());
   plan->pinned = std::move(*pinned);
   if (aasm::Status encodable = aasm::plan::check_encodable(*plan); !encodable) {

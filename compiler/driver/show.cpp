@@ -103,6 +103,11 @@ std::string describe_plan(const Plan& plan, const aasm::Sha256Digest& digest, bo
     out << "  control " << aasm::control_name(aasm::Control::kFilesystemView) << ": "
         << aasm::planned_word(aasm::planned_of(plan.view->flags & kViewDegradable)) << "\n";
   }
+  if (plan.bwrap) {
+    out << "bwrap (the launcher runs the command as: bwrap ARGS -- COMMAND):\n ";
+    for (const BwrapArg& arg : plan.bwrap->args) out << " " << bwrap_arg_text(arg);
+    out << "\n";
+  }
   if (!plan.pinned.empty()) {
     out << "pinned files (the launcher re-hashes each before anything runs):\n";
     for (const PinnedFile& file : plan.pinned) out << "  " << pinned_text(file) << "\n";

@@ -27,6 +27,7 @@ inline constexpr size_t kMaxStringBytes = 65535;
 inline constexpr size_t kMaxListEntries = 65535;
 inline constexpr size_t kMaxViewTrees = 4096;
 inline constexpr size_t kMaxPinnedFiles = 4096;
+inline constexpr size_t kMaxBwrapArgs = 16384;
 
 enum class SectionType : uint32_t {
   kMeta = 1,             // key/value strings: compiler version, sources
@@ -37,6 +38,7 @@ enum class SectionType : uint32_t {
   kFilesystemView = 6,   // the command's own root: binds, /proc, /dev, private tmpfs
   kProvenance = 7,       // which policy line made each decision (for the denial report)
   kPinned = 8,           // files pinned by content: path, size, SHA-256 (filesystem.pinned)
+  kBwrap = 9,            // the bubblewrap argument vector the launcher runs the command under (--backend bwrap)
 };
 
 // Section flag bits. A reader refuses an unknown section with the critical
