@@ -36,6 +36,7 @@ void add_root_links(const std::vector<std::string>& args, std::vector<std::strin
   mount_view::Spec spec;
   for (size_t i = 0; i + 2 < args.size(); ++i)
     if (args[i].find("bind") != std::string::npos && !args[i + 1].empty() && args[i + 1][0] == '/') {
+      if (args[i + 1] == "/") return;  // the host's root itself, its links with it
       char real[PATH_MAX];
       spec.trees.push_back({::realpath(args[i + 1].c_str(), real) ? real : args[i + 1], "", 0, true});
       i += 2;

@@ -61,6 +61,23 @@ void add_capabilities(uint64_t kept, Args& args) {
       }
 }
 
+bool inside(const plan::ViewTree& outer, const plan::ViewTree& inner) {
+  if (outer.base != inner.base) return false;
+  const std::string& o = outer.path;
+  const std::string& i = inner.path;
+  return i == o || o.empty() || o == "/" || (i.size() > o.size() && i.compare(0, o.size(), o) == 0 && i[o.size()] == '/');
+}
+
+// The nearest bound tree holding `tree` is bound the same way (trees come
+// in path order, so the last that holds it is the nearest).
+bool redundant_for_bwrap(const std::vector<std::pair<const plan::ViewTree*, bool>>& bound, const plan::ViewTree& tree,
+                         bool writable) {
+  if (tree.flags & plan::kViewProtected) return false;
+  for (auto it = bound.rbegin(); it != bound.rend(); ++it)
+    if (inside(*it->first, tree)) return it->second == writable;
+  return false;
+}
+
 // Each granted tree bound in: read-only unless writable, a protected path
 // read-only over its writable tree (after it: trees are in path order),
 // an optional one with the -try form; then the view's own filesystems.
@@ -73,10 +90,16 @@ void add_trees(const PolicyIR& ir, const plan::FilesystemView& view, Args& args)
     args.literal("--dev");  // mount_view::kDevNodes, a new devpts, /dev/shm
     args.literal("/dev");
   }
+  std::vector<std::pair<const plan::ViewTree*, bool>> bound;  // the trees bound so far, writable or not
   for (const plan::ViewTree& tree : view.trees) {
     if (!ir.filesystem.write && !(tree.flags & plan::kViewProtected)) continue;  // beneath the writable root already
     const bool optional = tree.flags & plan::kViewOptional;
     const bool writable = (tree.flags & plan::kViewWritable) && !(tree.flags & plan::kViewProtected);
+    // A tree inside one bound alike adds nothing here: bwrap has no noexec,
+    // so the view's execute-only distinctions fall away (and binding a file
+    // again at a path that is a link inside the tree would follow the link).
+    if (redundant_for_bwrap(bound, tree, writable)) continue;
+    bound.emplace_back(&tree, writable);
     args.bind(writable ? (optional ? "--bind-try" : "--bind") : (optional ? "--ro-bind-try" : "--ro-bind"), tree.base,
               tree.path);
   }
@@ -109,8 +132,10 @@ void lower_for_bwrap(const PolicyIR& ir, plan::Plan& plan) {
   // The host root's links into the bound trees (/bin -> usr/bin ...), read
   // at launch as the view reads them, then bwrap's own root made read-only.
   args.marker(BwrapArgKind::kRootLinks);
-  args.literal("--remount-ro");
-  args.literal("/");
+  if (ir.filesystem.write) {  // without it "/" is the host's, bound writable
+    args.literal("--remount-ro");
+    args.literal("/");
+  }
   args.marker(BwrapArgKind::kSeccomp);
   plan.bwrap = plan::Bwrap{args.take()};
   plan.landlock.reset();
