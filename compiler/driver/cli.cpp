@@ -23,7 +23,7 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: aasmc compile POLICY.yaml... -o PLAN [--arch x86_64,aarch64] [--print-ir]\n"
-    "                     [--backend native|systemd|oci|auto|NAME,NAME...] [--diagnostics-format=text|json|sarif]\n"
+    "                     [--backend native|bwrap|systemd|oci|auto|NAME,NAME...] [--diagnostics-format=text|json|sarif]\n"
     "       aasmc explain POLICY.yaml... [--json] [--arch x86_64,aarch64] [--diagnostics-format=text|json|sarif]\n"
     "       aasmc show PLAN [--bpf | --json | --textconv]\n"
     "       aasmc digest PLAN\n"

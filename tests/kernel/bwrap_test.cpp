@@ -84,8 +84,8 @@ s.on('error', (e) => { out.push('connect:' + e.code); console.log(out.join(' '))
 
 }  // namespace
 
-TEST_CASE("bwrap backend: the replay profile runs node, reading allowed, no host path writable, connect refused; "
-          "the allow-everything plan is the control") {
+// The allow-everything plan is the control.
+TEST_CASE("bwrap backend: the replay profile runs node, reading allowed, no host path writable, connect refused") {
   if (!have_bwrap()) return;
   if (::access(kNode, X_OK) != 0) {
     MESSAGE("skipped: ", kNode, " is absent (./run deps installs nodejs)");
@@ -146,8 +146,8 @@ TEST_CASE("bwrap backend: a call the policy denies gets the policy's errno under
   CHECK_RUN(probe(allow, {"getppid"}), 0, "OK\n");
 }
 
-TEST_CASE("bwrap backend: no user namespaces (fault injected) is refused before the command runs, naming it; "
-          "without the fault it runs") {
+// Without the fault it runs (the control).
+TEST_CASE("bwrap backend: no user namespaces (fault injected) is refused before the command runs, naming it") {
   if (!have_bwrap()) return;
   TempDir dir;
   write_file(dir / "allow-all.yaml", kAllowAll);
