@@ -263,6 +263,10 @@ nlohmann::ordered_json plan_json(const Plan& plan, const aasm::Sha256Digest& dig
   auto& pinned = out["pinned"] = Json::array();
   for (const PinnedFile& file : plan.pinned)
     pinned.push_back({{"path", file.path}, {"sha256", identity_text(file.sha256)}, {"size", file.size}});
+  if (plan.bwrap) {  // a bwrap plan only: other plans' JSON is as it was
+    auto& bwrap = out["bwrap"] = Json::array();
+    for (const BwrapArg& arg : plan.bwrap->args) bwrap.push_back(bwrap_arg_text(arg));
+  }
   auto& seccomp = out["seccomp"] = Json::array();
   for (const SeccompProgram& program : plan.seccomp)
     seccomp.push_back({{"architecture", audit_arch_name(program.audit_arch)},

@@ -283,6 +283,11 @@ TEST_CASE("compile --backend bwrap: the plan carries bwrap's argument vector and
                            "--dev-bind /dev/null /dev/null --proc /proc"));
   CHECK(contains(show.out, "--remount-ro / <--add-seccomp-fd N per seccomp program>"));
   CHECK_FALSE(contains(show.out, "landlock (ABI"));
+  const auto json = nlohmann::json::parse(aasmc({"show", "--json", "p.bin"}, dir.path()).out);
+  REQUIRE(json["bwrap"].is_array());
+  CHECK(json["bwrap"][0] == "--unshare-user");
+  CHECK(json["bwrap"].back() == "<--add-seccomp-fd N per seccomp program>");
+  CHECK(json["landlock"].is_null());
   // The same bytes twice.
   REQUIRE(aasmc({"compile", "p.yaml", "-o", "q.bin", "--backend", "bwrap"}, dir.path()).exit_code == 0);
   CHECK(read_file(dir / "p.bin") == read_file(dir / "q.bin"));

@@ -43,6 +43,12 @@ std::string compile_bwrap(const TempDir& dir, const std::vector<std::string>& so
   return dir / (name + ".bin");
 }
 
+// The allow-everything bwrap plan, compiled in `dir`.
+std::string allow_all_plan(const TempDir& dir) {
+  write_file(dir / "allow-all.yaml", kAllowAll);
+  return compile_bwrap(dir, {dir / "allow-all.yaml"}, "allow-all");
+}
+
 bool have_bwrap() {
   if (::access(kBwrap, X_OK) == 0) return true;
   MESSAGE("skipped: ", kBwrap, " is absent (Debian's package bubblewrap; ./run deps installs it)");
@@ -99,9 +105,8 @@ TEST_CASE("bwrap backend: the replay profile runs node, reading allowed, no host
   write_file(ws + "/input.txt", "hello\n");
   write_file(ws + "/run.js", kReplayScript);
   write_file(dir / "gaps.yaml", kBwrapGaps);
-  write_file(dir / "allow-all.yaml", kAllowAll);
   const std::string replay = compile_bwrap(dir, {binary("AASM_PROFILES") + "/replay.yaml", dir / "gaps.yaml"}, "replay");
-  const std::string allow_all = compile_bwrap(dir, {dir / "allow-all.yaml"}, "allow-all");
+  const std::string allow_all = allow_all_plan(dir);
   Listener listener;
   const auto node = [&](const std::string& plan, const std::string& receipt) {
     return run({binary("AASM_LAUNCH"), "--receipt", receipt, plan, "--", "node", "run.js", std::to_string(listener.port),
@@ -139,9 +144,8 @@ TEST_CASE("bwrap backend: a call the policy denies gets the policy's errno under
              "apiVersion: aasm.dev/v1\nkind: Policy\nmetadata: {name: deny, tier: org}\nspec:\n"
              "  syscalls:\n    deny: [\"@mount\", getppid]\n    default: \"errno:EXDEV\"\n"
              "  ipc:\n    signals: allow\n    abstract_unix_sockets: allow\n");
-  write_file(dir / "allow-all.yaml", kAllowAll);
   const std::string deny = compile_bwrap(dir, {dir / "deny.yaml"}, "deny");
-  const std::string allow = compile_bwrap(dir, {dir / "allow-all.yaml"}, "allow-all");
+  const std::string allow = allow_all_plan(dir);
   CHECK_RUN(probe(deny, {"getppid"}), 1, "EXDEV\n");
   CHECK_RUN(probe(allow, {"getppid"}), 0, "OK\n");
 }
@@ -150,8 +154,7 @@ TEST_CASE("bwrap backend: a call the policy denies gets the policy's errno under
 TEST_CASE("bwrap backend: no user namespaces (fault injected) is refused before the command runs, naming it") {
   if (!have_bwrap()) return;
   TempDir dir;
-  write_file(dir / "allow-all.yaml", kAllowAll);
-  const std::string plan = compile_bwrap(dir, {dir / "allow-all.yaml"}, "allow-all");
+  const std::string plan = allow_all_plan(dir);
   const std::string marker = dir / "ran";
   const std::vector<std::string> command = {binary("AASM_LAUNCH"), plan, "--", "/bin/sh", "-c", "echo ran > " + marker};
   for (const char* fault : {"clone_newuser=EPERM", "clone_newuser=ENOSPC"}) {
@@ -179,8 +182,7 @@ TEST_CASE("bwrap backend: no user namespaces (fault injected) is refused before 
 TEST_CASE("bwrap backend: a setuid bwrap is refused before the command runs; the same copy without setuid runs it") {
   if (!have_bwrap()) return;
   TempDir dir;
-  write_file(dir / "allow-all.yaml", kAllowAll);
-  const std::string plan = compile_bwrap(dir, {dir / "allow-all.yaml"}, "allow-all");
+  const std::string plan = allow_all_plan(dir);
   const std::string copy = dir / "bwrap";
   REQUIRE(run({"/usr/bin/cp", kBwrap, copy}).exit_code == 0);
   const std::string marker = dir / "ran";
