@@ -753,6 +753,9 @@ Status prepare_bwrap(Preparation& p, const Inputs& in) {
       p.report.controls.push_back(bwrap_control(control, bwrap_requested(*plan.bwrap, control), plan));
   p.report.backend = meta_value(plan, "backend");
   if (!status || in.request.command.empty()) return status;
+  if (in.request.explain)  // the tracer would follow bwrap's own setup, and there is no Landlock to explain
+    return make_error("--explain traces Landlock denials, and a bwrap plan has no Landlock ruleset; run it without "
+                      "--explain");
   if (prepared.filters.size() > std::tuple_size_v<descriptors::Kept>)
     return refusal(Control::kSyscall, "bwrap: the plan has " + std::to_string(prepared.filters.size()) +
                                           " seccomp programs for this host, more than the launcher passes on");

@@ -197,6 +197,10 @@ TEST_CASE("bwrap backend: a setuid bwrap is refused before the command runs; the
                            "plan confines; use a bwrap without the setuid bit (chmod u-s, or Debian's bubblewrap, which "
                            "has none) where the host allows user namespaces\n");
   CHECK_FALSE(exists(marker));
+  // --explain has nothing to trace under bwrap: refused, not ignored.
+  const Run explain = run({binary("AASM_LAUNCH"), "--explain", plan, "--", "/bin/sh", "-c", "echo ran > " + marker});
+  CHECK(explain.exit_code == 125);
+  CHECK(contains(explain.err, "a bwrap plan has no Landlock ruleset"));
   // A path that is no bwrap at all is refused too, naming the remedy.
   const Run missing = launch_with(dir / "no-such-bwrap");
   CHECK(missing.exit_code == 125);
@@ -205,4 +209,33 @@ TEST_CASE("bwrap backend: a setuid bwrap is refused before the command runs; the
   REQUIRE(::chmod(copy.c_str(), 0755) == 0);
   CHECK_RUN(launch_with(copy), 0, "");
   CHECK(read_file(marker) == "ran\n");
+}
+
+TEST_CASE("bwrap backend: an unprivileged launcher runs a bwrap plan, the launch directory read-only to it") {
+  if (!have_bwrap()) return;
+  TempDir dir("/var/tmp");
+  ::chmod(dir.path().c_str(), 0755);
+  const std::string ws = dir / "ws";
+  make_dir(ws);
+  make_dir(ws + "/out");
+  write_file(dir / "p.yaml",
+             "apiVersion: aasm.dev/v1\nkind: Policy\nmetadata: {name: p, tier: org}\nspec:\n"
+             "  filesystem:\n    read: {allow: [\"/usr\", \"${CWD}\"]}\n    write: {allow: [\"${CWD}/out\"]}\n"
+             "  syscalls:\n    deny: [\"@mount\"]\n  isolation:\n    degraded: [file_read, file_write, ipc]\n");
+  const std::string plan = compile_bwrap(dir, {dir / "p.yaml"}, "p");
+  REQUIRE(run({"/usr/bin/chown", "-R", "65534:65534", dir.path()}).exit_code == 0);
+  const auto as_nobody = [&](const std::string& script, bool sandboxed) {
+    std::vector<std::string> argv = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--",
+                                     "/usr/bin/env", "-i", "PATH=/usr/bin:/bin", "HOME=" + ws};
+    if (sandboxed) argv.insert(argv.end(), {binary("AASM_LAUNCH"), plan, "--"});
+    argv.insert(argv.end(), {"/bin/sh", "-c", script});
+    return run(argv, ws);
+  };
+  const Run r = as_nobody("id -u; echo a > out/a && cat out/a; echo b > b || echo refused", true);
+  INFO(r.err);
+  CHECK_RUN(r, 0, "65534\na\nrefused\n");
+  CHECK(contains(r.err, "Read-only file system"));
+  CHECK_FALSE(exists(ws + "/b"));
+  // The control: the same user writes there outside the sandbox.
+  CHECK_RUN(as_nobody("echo b > b && cat b", false), 0, "b\n");
 }
