@@ -78,7 +78,7 @@ std::string probe(const std::string& path, uid_t uid, gid_t gid) {
                           "), and bwrap --unshare-user needs one";
     const std::string setting = namespaces::user_namespace_restriction();
     if (!setting.empty()) message += " (" + setting + ")";
-    return message + "; " + namespaces::kUserNamespaceRemedy;
+    return message + "; " + namespaces::kUserNamespaceSettings + " (root needs one too: bwrap makes its namespaces in it)";
   }
   return "";
 }

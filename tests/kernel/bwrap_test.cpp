@@ -167,6 +167,8 @@ TEST_CASE("bwrap backend: no user namespaces (fault injected) is refused before 
     CHECK(refused.err.rfind("aasm-launch: error: namespaces: bwrap: user namespaces: this host refused one (", 0) == 0);
     CHECK(contains(refused.err, std::string(fault).ends_with("EPERM") ? "Operation not permitted" : "No space left on device"));
     CHECK(contains(refused.err, "bwrap --unshare-user needs one"));
+    CHECK(contains(refused.err, "enable unprivileged user namespaces"));
+    CHECK_FALSE(contains(refused.err, "or launch as root"));  // root needs one too under bwrap
     CHECK(std::count(refused.err.begin(), refused.err.end(), '\n') == 1);
     CHECK_FALSE(exists(marker));
     // The dry run refuses alike.
