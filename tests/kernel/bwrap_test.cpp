@@ -241,3 +241,30 @@ TEST_CASE("bwrap backend: an unprivileged launcher runs a bwrap plan, the launch
   // The control: the same user writes there outside the sandbox.
   CHECK_RUN(as_nobody("echo b > b && cat b", false), 0, "b\n");
 }
+
+TEST_CASE("bwrap backend: a protected path stays read-only inside its writable tree; the tree around it is writable") {
+  if (!have_bwrap()) return;
+  TempDir dir;
+  const std::string ws = dir / "ws";
+  make_dir(ws);
+  make_dir(ws + "/.git");
+  write_file(ws + "/.git/config", "[core]\n");
+  write_file(dir / "p.yaml",
+             "apiVersion: aasm.dev/v1\nkind: Policy\nmetadata: {name: p, tier: org}\nspec:\n"
+             "  filesystem:\n    read: {allow: [\"/usr\", \"${CWD}\"]}\n    write: {allow: [\"${CWD}\"]}\n"
+             "    readonly: [\"${CWD}/.git/config\"]\n"
+             "  syscalls:\n    deny: [\"@mount\"]\n"
+             "  isolation:\n    filesystem_view: true\n    degraded: [file_read, file_write, ipc, filesystem_view]\n");
+  const std::string plan = compile_bwrap(dir, {dir / "p.yaml"}, "p");
+  const Run r = run({binary("AASM_LAUNCH"), plan, "--", "/bin/sh", "-c",
+                     "echo x >> .git/config || echo protected; echo y > notes && cat notes"},
+                    ws);
+  INFO(r.err);
+  CHECK_RUN(r, 0, "protected\ny\n");
+  CHECK(contains(r.err, "Read-only file system"));
+  CHECK(read_file(ws + "/.git/config") == "[core]\n");
+  // The control: without the protection the same append goes through.
+  const Run open = run({binary("AASM_LAUNCH"), allow_all_plan(dir), "--", "/bin/sh", "-c", "echo x >> .git/config"}, ws);
+  CHECK_RUN(open, 0, "");
+  CHECK(read_file(ws + "/.git/config") == "[core]\nx\n");
+}
