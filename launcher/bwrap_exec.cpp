@@ -50,10 +50,12 @@ void add_root_links(const std::vector<std::string>& args, std::vector<std::strin
 }
 
 Result<int> program_descriptor(const seccomp::PreparedFilter& filter) {
-  const int fd = ::memfd_create("aasm-seccomp", MFD_CLOEXEC);
+  const int fd = ::memfd_create("aasm-seccomp", MFD_CLOEXEC | MFD_ALLOW_SEALING);
   if (fd < 0) return make_error(std::string("bwrap: memfd_create: ") + std::strerror(errno));
   const size_t size = filter.instructions.size() * sizeof(sock_filter);
-  const bool written = ::write(fd, filter.instructions.data(), size) == ssize_t(size) && ::lseek(fd, 0, SEEK_SET) == 0;
+  // Sealed once written: whoever holds the descriptor can read the program, not change it.
+  const bool written = ::write(fd, filter.instructions.data(), size) == ssize_t(size) && ::lseek(fd, 0, SEEK_SET) == 0 &&
+                       ::fcntl(fd, F_ADD_SEALS, F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE) == 0;
   if (!written) {
     const int error = errno;
     ::close(fd);
