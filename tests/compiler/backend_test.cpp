@@ -288,9 +288,13 @@ TEST_CASE("compile --backend bwrap: the plan carries bwrap's argument vector and
   CHECK(json["bwrap"][0] == "--unshare-user");
   CHECK(json["bwrap"].back() == "<--add-seccomp-fd N per seccomp program>");
   CHECK(json["landlock"].is_null());
-  // The same bytes twice.
+  // The same bytes twice, and `aasmc verify` recompiles for the backend the plan records.
   REQUIRE(aasmc({"compile", "p.yaml", "-o", "q.bin", "--backend", "bwrap"}, dir.path()).exit_code == 0);
   CHECK(read_file(dir / "p.bin") == read_file(dir / "q.bin"));
+  const Run verified = aasmc({"verify", "p.bin", "p.yaml"}, dir.path());
+  INFO(verified.err);
+  CHECK(verified.exit_code == 0);
+  CHECK(contains(verified.out, "fresh: p.bin"));
 }
 
 // --- export goldens ---------------------------------------------------------
