@@ -291,6 +291,12 @@ TEST_CASE("compile --backend bwrap: the plan carries bwrap's argument vector and
   // The same bytes twice, and `aasmc verify` recompiles for the backend the plan records.
   REQUIRE(aasmc({"compile", "p.yaml", "-o", "q.bin", "--backend", "bwrap"}, dir.path()).exit_code == 0);
   CHECK(read_file(dir / "p.bin") == read_file(dir / "q.bin"));
+  // `aasmc diff` from the native plan names the vector, flagged for review.
+  REQUIRE(aasmc({"compile", "p.yaml", "-o", "n.bin"}, dir.path()).exit_code == 0);
+  const Run diff = aasmc({"diff", "n.bin", "p.bin"}, dir.path());
+  INFO(diff.out);
+  CHECK(contains(diff.out, "not a bwrap plan"));
+  CHECK(contains(diff.out, "--unshare-user --unshare-pid"));
   const Run verified = aasmc({"verify", "p.bin", "p.yaml"}, dir.path());
   INFO(verified.err);
   CHECK(verified.exit_code == 0);
