@@ -220,6 +220,31 @@ void build_view(const Prepared& prepared, ChildReport* report) {
   report->done.fetch_or(kViewBuilt);
 }
 
+// The seccomp programs' descriptors, the only ones bwrap gets beyond 0-2.
+descriptors::Kept bwrap_kept(const bwrap::Exec& exec) {
+  descriptors::Kept kept{-1, -1, -1, -1};
+  for (size_t i = 0; i < exec.seccomp_fds.size() && i < kept.size(); ++i) kept[i] = exec.seccomp_fds[i];
+  return kept;
+}
+
+// A bwrap plan's end in the child (bwrap_exec.h): bwrap makes the
+// namespaces, builds the root, drops the capabilities and installs the
+// filters, so the child does none of that; it keeps the descriptors bwrap
+// reads open across exec, sets no_new_privs (a bwrap that would gain
+// privileges by exec gains none), waits for the janitor, restores the
+// signals and execs bwrap.
+[[noreturn]] void exec_bwrap(Prepared& prepared, ChildReport* report, const ChildIo& io) {
+  for (int fd : prepared.bwrap->seccomp_fds)
+    if (::fcntl(fd, F_SETFD, 0) != 0) child_fail(report, ChildStage::kDescriptors, errno);
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) child_fail(report, ChildStage::kNoNewPrivs, errno);
+  spawn::await_supervisor();
+  if (int error = signals::reset_to_default(io.ignored_signals)) child_fail(report, ChildStage::kSignals, error);
+  ::sigprocmask(SIG_SETMASK, &io.original_mask, nullptr);
+  report->done.fetch_or(kBwrapExecuted);
+  child_fail(report, ChildStage::kExec,
+             spawn::exec(prepared.bwrap->path.c_str(), prepared.bwrap->argv.data(), prepared.envp.data()));
+}
+
 // Runs in the new process, which shares the supervisor's memory until it
 // execs (kernel/spawn.h). In this order (docs/cli.md says why each step
 // comes where it does).
@@ -242,8 +267,11 @@ void build_view(const Prepared& prepared, ChildReport* report) {
   if ((io.stdout_write >= 0 && ::dup2(io.stdout_write, STDOUT_FILENO) < 0) ||
       (io.stderr_write >= 0 && ::dup2(io.stderr_write, STDERR_FILENO) < 0))
     child_fail(report, ChildStage::kDescriptors, errno);
-  // Nothing the launcher inherited reaches the command but 0-2.
-  if (int error = descriptors::close_inherited({prepared.ruleset_fd, prepared.denied_dir_fd, io.connect_handoff, prepared.exec_fd}))
+  // Nothing the launcher inherited reaches the command but 0-2 (and, under
+  // bwrap, the seccomp programs' descriptors, which bwrap reads).
+  if (int error = descriptors::close_inherited(prepared.bwrap ? bwrap_kept(*prepared.bwrap)
+                                                               : descriptors::Kept{prepared.ruleset_fd, prepared.denied_dir_fd,
+                                                                                   io.connect_handoff, prepared.exec_fd}))
     child_fail(report, ChildStage::kDescriptors, error);
   // A pinned script's interpreter reads it as /dev/fd/N: the kernel refuses
   // to exec a script whose descriptor closes on exec (ENOENT), so that one
@@ -253,6 +281,7 @@ void build_view(const Prepared& prepared, ChildReport* report) {
   if (int error = rlimits::apply(prepared.plan.process ? &*prepared.plan.process : nullptr, prepared.tree_limits))
     child_fail(report, ChildStage::kResourceLimits, error);
   report->done.fetch_or(kResourceLimitsSet);
+  if (prepared.bwrap) exec_bwrap(prepared, report, io);
   // Every capability goes but those the plan keeps: a root command with
   // CAP_SYS_PTRACE would still read other processes' /proc files under
   // Landlock. Before no_new_privs and Landlock, which need none of them.

@@ -20,6 +20,7 @@ struct LaunchRequest {
   std::vector<std::string> command;          // argv of the confined command
   bool explain = false;                      // --explain: trace the tree's failing calls (supervisor/explain_tracer.h)
   denials::Detail denials = denials::Detail::kSummary;  // the end-of-run report on stderr (--denials)
+  std::optional<std::string> bwrap;          // --bwrap PATH: the bwrap a bwrap plan runs under (bwrap_exec.h)
 };
 
 // Runs the command under the plan; returns the launcher's exit code. Errors

@@ -80,6 +80,7 @@ struct Refusal {
 
 struct LaunchReport {
   std::string plan_sha256;  // "" when the plan could not be read
+  std::string backend;      // "bwrap" for a bwrap plan (its meta's `backend`); "" for the native launch
   Host host;
   std::vector<ControlReport> controls;  // in the order the preparation's steps found them
   std::vector<BoundPath> paths;         // the ruleset's paths as bound, for the receipt

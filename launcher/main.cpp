@@ -16,7 +16,7 @@ namespace {
 constexpr const char* kUsage =
     "usage: aasm-launch [--expect-digest [sha256:]HEX] [--receipt FILE | --receipt-fd N]\n"
     "                   [--receipt-key-file KEY] [--explain] [--denials=summary|full|off]\n"
-    "                   PLAN -- COMMAND [ARG...]\n"
+    "                   [--bwrap PATH] PLAN -- COMMAND [ARG...]\n"
     "       aasm-launch --dry-run [--json] [--expect-digest [sha256:]HEX] PLAN\n"
     "       aasm-launch doctor [--json]\n"
     "       aasm-launch --version\n"
@@ -34,6 +34,8 @@ constexpr const char* kUsage =
     "--denials: what the run's confinement refused, printed on stderr at the\n"
     "end with the policy line behind each refusal and the edit that would\n"
     "allow it (default summary; full adds arguments and who saw it).\n"
+    "--bwrap: the bubblewrap a plan compiled with --backend bwrap runs under\n"
+    "(default /usr/bin/bwrap; probed before the command runs).\n"
     "Exit status: the command's own; 124 the wall-clock deadline passed;\n"
     "125 launcher or plan error; 126 cannot execute; 127 not found; 128+N\n"
     "killed by signal N.\n";
@@ -91,6 +93,11 @@ int main(int argc, char** argv) {
     if (arg == "--receipt") {
       if (i + 1 >= argc) return usage_error("--receipt needs a path");
       request.receipt_path = argv[++i];
+      continue;
+    }
+    if (arg == "--bwrap") {
+      if (i + 1 >= argc) return usage_error("--bwrap needs a path");
+      request.bwrap = argv[++i];
       continue;
     }
     if (arg == "--receipt-key-file") {

@@ -23,6 +23,7 @@
 #include "kernel/arch.h"
 #include "kernel/bpf_interpreter.h"
 #include "kernel/capabilities.h"
+#include "kernel/descriptors.h"
 #include "kernel/landlock_uapi.h"
 #include "kernel/mount_view.h"
 #include "plan/view_mounts.h"
@@ -454,7 +455,8 @@ Status prepare_view(Preparation& p, const Inputs&) {
 // The programs this host installs, in order: the fallback ones only where a
 // control they stand in for degraded.
 std::vector<const plan::SeccompProgram*> installed_programs(const Prepared& prepared) {
-  const bool fallback = prepared.negotiation && prepared.negotiation->needs_seccomp_fallback();
+  // Under bwrap no Landlock control is enforced: every fallback stands in.
+  const bool fallback = prepared.plan.bwrap || (prepared.negotiation && prepared.negotiation->needs_seccomp_fallback());
   std::vector<const plan::SeccompProgram*> installed;
   for (const plan::SeccompProgram* program : plan::programs_for(prepared.plan, kNativeAuditArch))
     if (program->mode != plan::FilterMode::kFallback || fallback) installed.push_back(program);
@@ -473,6 +475,11 @@ Status prepare_filters(Preparation& p, const Inputs&) {
   c.established_by = kSeccompInstalled;
   c.stopped_before = "the filters were installed";
   c.evidence = {Basis::kMeasured, "seccomp(SECCOMP_SET_MODE_FILTER) returned 0 for every program"};
+  if (prepared.plan.bwrap) {  // bwrap installs them, from the descriptors it is given
+    c.established_by = kBwrapExecuted;
+    c.stopped_before = "it executed bwrap";
+    c.evidence = {Basis::kAsserted, "bwrap --add-seccomp-fd loads every program before it executes the command"};
+  }
   p.report.controls.push_back(std::move(c));
   return Ok{};
 }
@@ -526,6 +533,11 @@ bool chain_fits(const std::vector<seccomp::PreparedFilter>& filters,
 // report says what goes unseen. Observation only: nothing in the report.
 Status prepare_listener(Preparation& p, const Inputs&) {
   Prepared& prepared = p.prepared;
+  if (prepared.plan.bwrap) {  // the programs go to bwrap as written: nobody listens
+    p.report.denials_unseen.push_back("seccomp: under bwrap the calls the plan refuses are answered by the kernel "
+                                      "alone and not recorded (no listener)");
+    return Ok{};
+  }
   std::vector<const plan::SeccompProgram*> rules = installed_programs(prepared);
   if (rules.empty()) return Ok{};
   const plan::SeccompProgram& main = *rules.back();
@@ -588,6 +600,7 @@ Status plan_namespaces(Preparation& p, const Inputs&) {
 // A capability the plan keeps must be one the launcher holds: it cannot be
 // granted from nothing, and running without it would be less than planned.
 Status check_kept_capabilities(Preparation& p, const Inputs&) {
+  if (p.prepared.plan.bwrap) return Ok{};  // bwrap's --cap-drop, reported by prepare_bwrap
   const uint64_t kept = plan::kept_capabilities_of(p.prepared.plan);
   ControlReport c = report_of(Control::kCapabilities, kept ? "kept: " + capabilities::names(kept) : "none kept");
   c.established_by = kCapabilitiesDropped;
@@ -695,6 +708,108 @@ Status build_command_environment(Preparation& p, const Inputs&) {
   return Ok{};
 }
 
+// The plan's meta value of `key`, or "".
+std::string meta_value(const plan::Plan& plan, const std::string& key) {
+  for (const auto& [k, value] : plan.meta)
+    if (k == key) return value;
+  return "";
+}
+
+// A report of a control bwrap establishes: the launcher only sees bwrap
+// exec'd with the arguments, so its basis is asserted (bwrap exits before
+// the command on any failure of its setup).
+ControlReport bwrap_control(Control control, std::string requested, const plan::Plan& plan) {
+  const std::string key = std::string("backend.degraded.") + control_name(control);
+  const std::string gap = meta_value(plan, key);
+  ControlReport c = report_of(control, std::move(requested), planned_of(!gap.empty()));
+  if (!gap.empty()) {
+    const std::string achievable = meta_value(plan, key + ".achievable");
+    for (ControlLevel level : {ControlLevel::kPartial, ControlLevel::kNotEnforced})
+      if (achievable.starts_with(control_level_name(level))) c.achievable = level;
+    c.why = "bwrap: " + gap;
+  }
+  c.established_by = kBwrapExecuted;
+  c.stopped_before = "it executed bwrap";
+  c.evidence = {Basis::kAsserted, "bwrap was executed with the plan's arguments; its setup is bwrap's"};
+  return c;
+}
+
+// The options of `bwrap` for which `values` says how many arguments follow
+// (nullopt: not one of those asked for), each with them.
+std::string bwrap_options(const plan::Bwrap& bwrap, std::optional<size_t> (*values)(std::string_view option)) {
+  std::string text;
+  for (size_t i = 0; i < bwrap.args.size(); ++i) {
+    const plan::BwrapArg& arg = bwrap.args[i];
+    if (arg.kind != plan::BwrapArgKind::kLiteral || !arg.text.starts_with("--")) continue;
+    const std::optional<size_t> count = values(arg.text);
+    if (!count) continue;
+    text += (text.empty() ? "" : " ") + arg.text;
+    for (size_t v = 0; v < *count && i + 1 < bwrap.args.size(); ++v) text += " " + plan::bwrap_arg_text(bwrap.args[++i]);
+  }
+  return text;
+}
+
+std::optional<size_t> unshare_option(std::string_view o) { return o.starts_with("--unshare-") ? std::optional<size_t>(0) : std::nullopt; }
+std::optional<size_t> net_option(std::string_view o) { return o == "--unshare-net" ? std::optional<size_t>(0) : std::nullopt; }
+std::optional<size_t> cap_option(std::string_view o) { return o.starts_with("--cap-") ? std::optional<size_t>(1) : std::nullopt; }
+// The root: every bind with its two paths, the view's own filesystems.
+std::optional<size_t> root_option(std::string_view o) {
+  if (o.find("bind") != std::string_view::npos) return 2;
+  if (o == "--size" || o == "--tmpfs" || o == "--proc" || o == "--dev") return 1;
+  return std::nullopt;
+}
+
+// What bwrap's arguments do for `control`, as its report's "requested".
+std::string bwrap_requested(const plan::Bwrap& bwrap, Control control) {
+  switch (control) {
+    case Control::kNamespaces:
+    case Control::kIpc: return bwrap_options(bwrap, unshare_option);
+    case Control::kCapabilities: return bwrap_options(bwrap, cap_option);
+    case Control::kNetworkOutbound:
+    case Control::kNetworkBind: {
+      const std::string net = bwrap_options(bwrap, net_option);
+      return net.empty() ? "the host's network (no --unshare-net); the filter's socket rules" : net;
+    }
+    default: return bwrap_options(bwrap, root_option);
+  }
+}
+
+// A bwrap plan: the host's bwrap probed by trying (bwrap_exec.h), refused
+// before anything runs where it cannot serve; the argument vector resolved
+// for a launch; every control bwrap establishes reported, with the level
+// the plan's meta records for the degraded ones (aasmc's table).
+Status prepare_bwrap(Preparation& p, const Inputs& in) {
+  Prepared& prepared = p.prepared;
+  if (!prepared.plan.bwrap) return Ok{};
+  const plan::Plan& plan = prepared.plan;
+  const std::string path = in.request.bwrap.value_or(bwrap::kDefaultPath);
+  ControlReport namespaces = bwrap_control(Control::kNamespaces, bwrap_requested(*plan.bwrap, Control::kNamespaces), plan);
+  Status status = Ok{};
+  if (std::string missing = bwrap::probe(path, ::getuid(), ::getgid()); !missing.empty()) {
+    namespaces.achievable = ControlLevel::kRefused;
+    namespaces.why = missing;
+    status = refusal(Control::kNamespaces, missing);
+  }
+  p.report.controls.push_back(std::move(namespaces));
+  p.report.controls.push_back(bwrap_control(Control::kCapabilities, bwrap_requested(*plan.bwrap, Control::kCapabilities), plan));
+  for (Control control : {Control::kFileRead, Control::kFileWrite, Control::kFileExecute, Control::kNetworkOutbound,
+                          Control::kNetworkBind, Control::kIpc, Control::kFilesystemView})
+    if (!meta_value(plan, std::string("backend.degraded.") + control_name(control)).empty())
+      p.report.controls.push_back(bwrap_control(control, bwrap_requested(*plan.bwrap, control), plan));
+  p.report.backend = meta_value(plan, "backend");
+  if (!status || in.request.command.empty()) return status;
+  if (in.request.explain)  // the tracer would follow bwrap's own setup, and there is no Landlock to explain
+    return make_error("--explain traces Landlock denials, and a bwrap plan has no Landlock ruleset; run it without "
+                      "--explain");
+  if (prepared.filters.size() > std::tuple_size_v<descriptors::Kept>)
+    return refusal(Control::kSyscall, "bwrap: the plan has " + std::to_string(prepared.filters.size()) +
+                                          " seccomp programs for this host, more than the launcher passes on");
+  auto exec = bwrap::prepare(plan, prepared.filters, in.request.command, path);
+  if (!exec) return refusal(Control::kFilesystemView, exec.error().message);
+  prepared.bwrap = std::move(*exec);
+  return Ok{};
+}
+
 // The steps, in order (nsjail's containProc is the model: a list of small
 // functions, each refusing on its own). Each adds its controls to the
 // report; the first refusal ends a launch's preparation, while a dry run
@@ -717,6 +832,7 @@ constexpr Step kSteps[] = {
     {prepare_listener},
     {plan_namespaces},
     {check_kept_capabilities},
+    {prepare_bwrap},
     {create_run_cgroup},
     {build_command_environment, true},
 };

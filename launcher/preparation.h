@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "bwrap_exec.h"
 #include "kernel/mount_view.h"
 #include "kernel/rlimits.h"
 #include "kernel/seccomp.h"
@@ -74,6 +75,9 @@ struct Prepared {
     uint64_t access = 0;
   };
   std::vector<ViewRule> view_rules;
+  // A bwrap plan (bwrap_exec.h): the child execs bwrap with these instead of
+  // confining itself; the filters above go to it by descriptor.
+  std::optional<bwrap::Exec> bwrap;
 };
 
 struct Preparation {

@@ -77,6 +77,7 @@ Receipt build_receipt(const LaunchReport& report, const RunEnd& end, const Withh
                       ReceiptDenials denials) {
   Receipt r;
   r.plan_sha256 = report.plan_sha256;
+  r.backend = report.backend;
   r.kernel_release = report.host.kernel_release;
   r.architecture = plan::audit_arch_name(kNativeAuditArch);
   r.landlock_abi = report.host.landlock.abi;

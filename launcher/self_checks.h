@@ -30,6 +30,7 @@ enum ChildDone : uint32_t {
   kConnectListenerHanded = 1u << 10,  // the supervisor answers connect() (connect_answers.h)
   kViewBuilt = 1u << 11,              // the filesystem view built, its protected paths answering EROFS
   kErrnoAnswersListened = 1u << 12,   // the main program's errno answers reach the supervisor (listener_answers.h)
+  kBwrapExecuted = 1u << 13,          // the child is about to exec bwrap with the plan's arguments (bwrap_exec.h)
 };
 enum SelfCheck : uint32_t {
   kReadCheck = 1u << 1,
@@ -39,7 +40,8 @@ enum SelfCheck : uint32_t {
   kSignalCheck = 1u << 9,
 };
 inline constexpr uint32_t kAllChildDone = kLandlockRestricted | kSeccompInstalled | kNamespacesReady |
-                                          kCapabilitiesDropped | kResourceLimitsSet | kConnectListenerHanded | kViewBuilt;
+                                          kCapabilitiesDropped | kResourceLimitsSet | kConnectListenerHanded | kViewBuilt |
+                                          kBwrapExecuted;
 inline constexpr uint32_t kAllSelfChecks = kReadCheck | kWriteCheck | kConnectCheck | kBindCheck | kSignalCheck;
 static_assert((kAllChildDone & kAllSelfChecks) == 0, "a step and a self-check share a bit of the child's report word");
 

@@ -64,6 +64,16 @@ BackendControl backend_control(Backend backend, Control control) {
   return {Enforcement::kCannotExpress, Support::kNone, "the backend is not built yet", ""};
 }
 
+aasm::ControlLevel achievable_level(const BackendControl& row) {
+  if (row.how != Enforcement::kPrevents || row.support == Support::kNone) return aasm::ControlLevel::kNotEnforced;
+  return row.support == Support::kFull ? aasm::ControlLevel::kEnforced : aasm::ControlLevel::kPartial;
+}
+
+std::string achievable_text(const BackendControl& row) {
+  return std::string(aasm::control_level_name(achievable_level(row))) + " (" + enforcement_name(row.how) + ", " +
+         support_name(row.support) + ")";
+}
+
 const char* enforcement_name(Enforcement how) {
   switch (how) {
     case Enforcement::kPrevents: return "prevents";

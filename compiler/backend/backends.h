@@ -9,6 +9,7 @@
 #include <llvm/ADT/StringRef.h>
 
 #include <optional>
+#include <string>
 
 #include "plan/controls.h"
 
@@ -43,6 +44,13 @@ const BackendInfo& backend_info(Backend backend);
 std::optional<Backend> find_backend(llvm::StringRef name);
 // The row of `backend` for `control`; a backend not built cannot express any.
 BackendControl backend_control(Backend backend, aasm::Control control);
+
+// The level of the launch-report lattice (plan/controls.def) a row reaches:
+// enforced where it prevents fully, partial where it prevents partly, not
+// enforced where it only observes or cannot express the control.
+aasm::ControlLevel achievable_level(const BackendControl& row);
+// That level with the row's how and support: "partial (prevents, partial)".
+std::string achievable_text(const BackendControl& row);
 
 const char* enforcement_name(Enforcement how);  // "prevents", "observes", "cannot express"
 const char* support_name(Support support);      // "full", "partial", "none"

@@ -209,9 +209,16 @@ std::optional<Backend> choose_backend(const PolicyIR& ir, const BackendChoice& c
 void add_backend_meta(const PolicyIR& ir, Backend backend, aasm::plan::Plan& plan) {
   if (backend == Backend::kNative) return;
   plan.meta.emplace_back("backend", backend_info(backend).name.str());
-  for (const ControlOutcome& o : negotiate(ir, backend))
-    if (o.outcome == Negotiated::kDegraded)
-      plan.meta.emplace_back("backend.degraded." + std::string(control_name(o.request.control)), o.row.gap.str());
+  for (const ControlOutcome& o : negotiate(ir, backend)) {
+    if (o.outcome != Negotiated::kDegraded) continue;
+    // The gap, then the level the policy plans (it lists the domain in
+    // isolation.degraded) and the level the backend's row can reach, in the
+    // words of controls.def and backends.def: no new wording.
+    const std::string key = "backend.degraded." + std::string(control_name(o.request.control));
+    plan.meta.emplace_back(key, o.row.gap.str());
+    plan.meta.emplace_back(key + ".planned", aasm::planned_text(aasm::Planned::kMayDegrade));
+    plan.meta.emplace_back(key + ".achievable", achievable_text(o.row));
+  }
   std::sort(plan.meta.begin(), plan.meta.end());
 }
 

@@ -54,7 +54,10 @@ std::optional<Backend> choose_backend(const PolicyIR& ir, const BackendChoice& c
 void report_at(Diagnostics& diags, const SourceRef& where, const std::string& message, const char* id, bool error);
 
 // The plan's record of a backend other than native: meta `backend` (its
-// name) and `backend.degraded.CONTROL` (the gap) per degraded control. A
+// name) and, per degraded control, `backend.degraded.CONTROL` (the gap),
+// `backend.degraded.CONTROL.planned` (the planned level, "enforce, may
+// degrade") and `backend.degraded.CONTROL.achievable` (the level the row
+// reaches, with its how and support: "partial (prevents, partial)"). A
 // native plan gets none, so its bytes do not change.
 void add_backend_meta(const PolicyIR& ir, Backend backend, aasm::plan::Plan& plan);
 

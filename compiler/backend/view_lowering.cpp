@@ -160,13 +160,23 @@ bool check_view(const PolicyIR& ir, Diagnostics& diags) { return ViewChecks(ir, 
 
 std::optional<plan::FilesystemView> lower_view(const PolicyIR& ir) {
   if (!ir.isolation.view()) return std::nullopt;
-  const FilesystemIR& fs = ir.filesystem;
-  plan::FilesystemView view;
+  plan::FilesystemView view = granted_trees(ir);
   if (ir.degraded_allowed(Domain::kFilesystemView)) view.flags |= plan::kViewDegradable;
   if (ir.isolation.namespaces_for_the_view_alone) view.flags |= plan::kViewOwnNamespaces;
+  return view;
+}
+
+plan::FilesystemView granted_trees(const PolicyIR& ir) {
+  const FilesystemIR& fs = ir.filesystem;
+  plan::FilesystemView view;
   std::vector<std::pair<PathTemplate, uint16_t>> trees;
   for (const PathGrant& g : every_grant(fs)) {  // in path order: a tree before what it contains
-    switch (kind_of(g.path)) {
+    Kind kind = kind_of(g.path);
+    // Without the view (check_view has not refused these): the host's /tmp
+    // where no size makes it private, the host's path where the view offers none.
+    if (!ir.isolation.view() && ((kind == Kind::kTmpfs && !ir.resources.tmp_size) || kind == Kind::kNotOffered))
+      kind = Kind::kTree;
+    switch (kind) {
       case Kind::kProc: view.flags |= plan::kViewProc; break;
       case Kind::kDevPts: view.flags |= plan::kViewDevPts; break;
       case Kind::kDevNode: view.dev_nodes |= uint16_t(1u << *dev_node_index(g.path.rest)); break;

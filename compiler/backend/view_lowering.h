@@ -21,4 +21,10 @@ bool check_view(const PolicyIR& ir, Diagnostics& diags);
 // The plan's view section; nullopt when the view is off. Call after check_view.
 std::optional<aasm::plan::FilesystemView> lower_view(const PolicyIR& ir);
 
+// The trees the view binds in and its own filesystems, whether the view is
+// on or not (the bubblewrap backend binds the same list, backend/bwrap_lowering.h);
+// with the view off, a granted /tmp without resources.tmp_size and a path
+// the view does not offer are the host's trees. Flags of the view itself unset.
+aasm::plan::FilesystemView granted_trees(const PolicyIR& ir);
+
 }  // namespace aasmc

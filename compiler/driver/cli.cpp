@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+#include "backend/bwrap_lowering.h"
 #include "backend/check_lowerable.h"
 #include "backend/pinned_files.h"
 #include "backend/plan_builder.h"
@@ -22,7 +23,7 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: aasmc compile POLICY.yaml... -o PLAN [--arch x86_64,aarch64] [--print-ir]\n"
-    "                     [--backend native|systemd|oci|auto|NAME,NAME...] [--diagnostics-format=text|json|sarif]\n"
+    "                     [--backend native|bwrap|systemd|oci|auto|NAME,NAME...] [--diagnostics-format=text|json|sarif]\n"
     "       aasmc explain POLICY.yaml... [--json] [--arch x86_64,aarch64] [--diagnostics-format=text|json|sarif]\n"
     "       aasmc show PLAN [--bpf | --json | --textconv]\n"
     "       aasmc digest PLAN\n"
@@ -141,6 +142,7 @@ std::optional<std::vector<uint8_t>> compile_in_memory(const CompileRequest& requ
     return std::nullopt;
   }
   add_backend_meta(*ir, *backend, *plan);
+  if (*backend == Backend::kBwrap) lower_for_bwrap(*ir, *plan);
   plan->provenance = build_provenance(documents, *ir, diags.sources());
   plan->pinned = std::move(*pinned);
   if (aasm::Status encodable = aasm::plan::check_encodable(*plan); !encodable) {

@@ -31,7 +31,7 @@ int compile_verb(const Args& args) {
       std::string value;
       if (arg != "--backend") value = arg.substr(std::string("--backend=").size());
       else if (i + 1 < args.size()) value = args[++i];
-      else return usage_error("--backend needs a value (native, systemd, oci, auto, or a list)");
+      else return usage_error("--backend needs a value (native, systemd, oci, bwrap, auto, or a list)");
       std::string why;
       if (!parse_backend_choice(value, request.backend, why)) return usage_error(why);
     } else if (int rc = take_arch_option(args, i, request.targets); rc != -1) {

@@ -319,6 +319,19 @@ void pinned(const Plan& a, const Plan& b, std::vector<PostureChange>& out) {
   }
 }
 
+// The bwrap argument vector, whole: what an option does is bwrap's, so any
+// change is flagged for review as a possible widening (an --unshare-net
+// gone, a --ro-bind become --bind).
+void bwrap(const Plan& a, const Plan& b, std::vector<PostureChange>& out) {
+  auto text = [](const Plan& p) {
+    if (!p.bwrap) return std::string("not a bwrap plan");
+    std::string t;
+    for (const BwrapArg& arg : p.bwrap->args) t += (t.empty() ? "" : " ") + bwrap_arg_text(arg);
+    return t;
+  };
+  if (a.bwrap != b.bwrap) out.push_back({"bwrap", "arguments", text(a), text(b), "", true});
+}
+
 }  // namespace
 
 std::vector<PostureChange> diff_posture(const Plan& before, const Plan& after) {
@@ -330,6 +343,7 @@ std::vector<PostureChange> diff_posture(const Plan& before, const Plan& after) {
   controls(before, after, out);
   view(before, after, out);
   pinned(before, after, out);
+  bwrap(before, after, out);
   std::stable_sort(out.begin(), out.end(), [](const PostureChange& x, const PostureChange& y) {
     return std::tie(x.area, x.subject) < std::tie(y.area, y.subject);
   });

@@ -103,6 +103,11 @@ std::string describe_plan(const Plan& plan, const aasm::Sha256Digest& digest, bo
     out << "  control " << aasm::control_name(aasm::Control::kFilesystemView) << ": "
         << aasm::planned_word(aasm::planned_of(plan.view->flags & kViewDegradable)) << "\n";
   }
+  if (plan.bwrap) {
+    out << "bwrap (the launcher runs the command as: bwrap ARGS -- COMMAND):\n ";
+    for (const BwrapArg& arg : plan.bwrap->args) out << " " << bwrap_arg_text(arg);
+    out << "\n";
+  }
   if (!plan.pinned.empty()) {
     out << "pinned files (the launcher re-hashes each before anything runs):\n";
     for (const PinnedFile& file : plan.pinned) out << "  " << pinned_text(file) << "\n";
@@ -258,6 +263,10 @@ nlohmann::ordered_json plan_json(const Plan& plan, const aasm::Sha256Digest& dig
   auto& pinned = out["pinned"] = Json::array();
   for (const PinnedFile& file : plan.pinned)
     pinned.push_back({{"path", file.path}, {"sha256", identity_text(file.sha256)}, {"size", file.size}});
+  if (plan.bwrap) {  // a bwrap plan only: other plans' JSON is as it was
+    auto& bwrap = out["bwrap"] = Json::array();
+    for (const BwrapArg& arg : plan.bwrap->args) bwrap.push_back(bwrap_arg_text(arg));
+  }
   auto& seccomp = out["seccomp"] = Json::array();
   for (const SeccompProgram& program : plan.seccomp)
     seccomp.push_back({{"architecture", audit_arch_name(program.audit_arch)},

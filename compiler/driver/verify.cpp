@@ -244,6 +244,10 @@ int verify_verb(const Args& args) {
     diags.file_error(o.plan, without_path(o.plan, loaded.error().message), diag::kPlanUnreadable);
     return unreadable();
   }
+  // Recompiled for the backend the plan records (meta `backend`), as
+  // `compile --backend` wrote it; a native plan records none.
+  if (std::optional<Backend> backend = find_backend(meta_value(loaded->plan, "backend")))
+    o.compile.backend = BackendChoice{{*backend}, false};
   const std::optional<std::vector<uint8_t>> bytes = compile_in_memory(o.compile, diags);
   if (!bytes) return unreadable();
   const std::string identity = aasm::plan::plan_identity(loaded->bytes);

@@ -76,12 +76,14 @@ long read_sysctl(const char* name) {
 
 }  // namespace
 
-const char* const kUserNamespaceRemedy =
-    "enable unprivileged user namespaces (sysctl user.max_user_namespaces above 0; "
-    "kernel.unprivileged_userns_clone = 1 where the kernel has it, as Debian's did; "
-    "kernel.apparmor_restrict_unprivileged_userns = 0, or an AppArmor profile for aasm-launch with the userns rule, "
-    "on Ubuntu 23.10 and later; in a container, a seccomp profile that allows clone with CLONE_NEWUSER), "
-    "or launch as root";
+#define AASM_USER_NAMESPACE_SETTINGS                                                                          \
+  "enable unprivileged user namespaces (sysctl user.max_user_namespaces above 0; "                              \
+  "kernel.unprivileged_userns_clone = 1 where the kernel has it, as Debian's did; "                             \
+  "kernel.apparmor_restrict_unprivileged_userns = 0, or an AppArmor profile for aasm-launch with the userns rule, " \
+  "on Ubuntu 23.10 and later; in a container, a seccomp profile that allows clone with CLONE_NEWUSER)"
+const char* const kUserNamespaceSettings = AASM_USER_NAMESPACE_SETTINGS;
+const char* const kUserNamespaceRemedy = AASM_USER_NAMESPACE_SETTINGS ", or launch as root";
+#undef AASM_USER_NAMESPACE_SETTINGS
 
 int try_user_namespace(uid_t uid, gid_t gid) {
   Ids ids{uid, gid};

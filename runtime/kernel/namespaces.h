@@ -43,5 +43,8 @@ std::string user_namespace_restriction();
 // How to let an unprivileged launcher have user namespaces: every setting
 // that can forbid them, and the alternative (root).
 extern const char* const kUserNamespaceRemedy;
+// The same settings without the alternative: where root needs a user
+// namespace too (bwrap --unshare-user, launcher/bwrap_exec.h).
+extern const char* const kUserNamespaceSettings;
 
 }  // namespace aasm::namespaces

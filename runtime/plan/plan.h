@@ -183,6 +183,25 @@ struct FilesystemView {
   bool operator==(const FilesystemView&) const = default;
 };
 
+// The bubblewrap backend (docs/backends.md): the arguments the launcher runs
+// the host's bwrap with, before "--" and the command. A path argument is a
+// template as a rule's is, resolved at launch; kSeccomp stands for the
+// plan's programs of the host's architecture, each passed by a descriptor
+// ("--add-seccomp-fd N", in install order), as written: no listener (a
+// SECCOMP_RET_USER_NOTIF nobody listens to answers ENOSYS); kRootLinks for
+// "--symlink TARGET /NAME" per link of the host's root that leads into a
+// bound tree (/bin -> usr/bin), read at launch as the view reads them.
+enum class BwrapArgKind : uint8_t { kLiteral = 0, kCwd = 1, kHome = 2, kSeccomp = 3, kRootLinks = 4 };
+struct BwrapArg {
+  BwrapArgKind kind = BwrapArgKind::kLiteral;
+  std::string text;  // the argument; for kCwd/kHome the suffix after the variable; empty for kSeccomp
+  bool operator==(const BwrapArg&) const = default;
+};
+struct Bwrap {
+  std::vector<BwrapArg> args;
+  bool operator==(const Bwrap&) const = default;
+};
+
 // Where the plan's decisions came from, for the end-of-run denial report,
 // which names the policy line behind a refusal and the edit that would allow
 // it without the sources (docs/plan-format.md, section 7). Descriptive: a
@@ -260,6 +279,7 @@ struct Plan {
   std::vector<SyscallEntry> syscalls;   // sorted by name
   std::optional<Provenance> provenance;  // absent in plans of older compilers
   std::vector<PinnedFile> pinned;        // sorted by path, unique; no section when empty
+  std::optional<Bwrap> bwrap;            // --backend bwrap: the launcher runs the command under bwrap
   bool operator==(const Plan&) const = default;
 };
 
@@ -304,6 +324,9 @@ std::string plan_identity(std::span<const uint8_t> bytes);
 std::string identity_text(const Sha256Digest& digest);
 // A pin as every report prints it, one line: "PATH sha256:HEX, N bytes".
 std::string pinned_text(const PinnedFile& file);
+// A bwrap argument as aasmc show prints it: a template as written
+// ("${CWD}/out"), what a launch-time marker stands for in angle brackets.
+std::string bwrap_arg_text(const BwrapArg& arg);
 // An identity as a user writes it: 64 hex digits in either case, with or
 // without the "sha256:" prefix. The error says what is wrong with it.
 Result<Sha256Digest> parse_digest_text(std::string_view text);

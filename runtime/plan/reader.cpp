@@ -57,7 +57,7 @@ bool is_normalized(const std::string& path) {
 }
 
 bool is_known(uint32_t type) {
-  return type >= uint32_t(SectionType::kMeta) && type <= uint32_t(SectionType::kCallTables);
+  return type >= uint32_t(SectionType::kMeta) && type <= uint32_t(SectionType::kBwrap);
 }
 
 const char* section_name(uint32_t type) {
@@ -71,6 +71,7 @@ const char* section_name(uint32_t type) {
     case SectionType::kProvenance: return "provenance";
     case SectionType::kPinned: return "pinned";
     case SectionType::kCallTables: return "call-tables";
+    case SectionType::kBwrap: return "bwrap";
   }
   return "unknown";
 }
@@ -367,6 +368,33 @@ Status decode_pinned(ByteReader& r, Plan& plan) {
   return Ok{};
 }
 
+Status decode_bwrap(ByteReader& r, Plan& plan) {
+  if (plan.bwrap) return fault("two bwrap sections");
+  const uint32_t count = r.u32();
+  if (!r.ok()) return truncated("bwrap");
+  if (count == 0 || count > kMaxBwrapArgs)
+    return fault("bwrap section has " + std::to_string(count) + " arguments (1 to " + std::to_string(kMaxBwrapArgs) + " allowed)");
+  Bwrap bwrap;
+  for (uint32_t i = 0; i < count; ++i) {
+    BwrapArg arg;
+    const uint8_t kind = r.u8();
+    arg.text = r.str16();
+    if (!r.ok()) return truncated("bwrap");
+    const std::string where = "bwrap argument " + std::to_string(i);
+    if (kind > uint8_t(BwrapArgKind::kRootLinks)) return fault(where + " has an unknown kind");
+    arg.kind = BwrapArgKind(kind);
+    if (arg.text.size() > kMaxPathBytes || arg.text.find('\0') != std::string::npos)
+      return fault(where + " is invalid (over PATH_MAX, or holds NUL)");
+    if ((arg.kind == BwrapArgKind::kSeccomp || arg.kind == BwrapArgKind::kRootLinks) && !arg.text.empty())
+      return fault(where + " stands for arguments made at launch and has text");
+    if (arg.kind == BwrapArgKind::kCwd || arg.kind == BwrapArgKind::kHome)
+      if (Status path = check_template_path(PathBase(kind), arg.text, where); !path) return path;
+    bwrap.args.push_back(std::move(arg));
+  }
+  plan.bwrap = std::move(bwrap);
+  return Ok{};
+}
+
 Status decode_view(ByteReader& r, Plan& plan) {
   if (plan.view) return fault("two filesystem-view sections");
   FilesystemView view;
@@ -554,6 +582,7 @@ Status decode_section(const SectionEntry& e, std::span<const uint8_t> body, Plan
     case SectionType::kProvenance: status = decode_provenance(r, plan); break;
     case SectionType::kPinned: status = decode_pinned(r, plan); break;
     case SectionType::kCallTables: status = decode_call_tables(r, plan); break;
+    case SectionType::kBwrap: status = decode_bwrap(r, plan); break;
   }
   if (!status) return status;
   if (!r.ok()) return fault(std::string(section_name(e.type)) + " section is shorter than its contents");
@@ -573,6 +602,17 @@ std::string identity_text(const Sha256Digest& digest) { return std::string(kDige
 
 std::string pinned_text(const PinnedFile& file) {
   return file.path + " " + identity_text(file.sha256) + ", " + std::to_string(file.size) + " bytes";
+}
+
+std::string bwrap_arg_text(const BwrapArg& arg) {
+  switch (arg.kind) {
+    case BwrapArgKind::kLiteral: return arg.text;
+    case BwrapArgKind::kCwd: return "${CWD}" + arg.text;
+    case BwrapArgKind::kHome: return "${HOME}" + arg.text;
+    case BwrapArgKind::kSeccomp: return "<--add-seccomp-fd N per seccomp program>";
+    case BwrapArgKind::kRootLinks: return "<--symlink per link of the host's root into a bound tree>";
+  }
+  return "?";
 }
 
 std::string plan_identity(std::span<const uint8_t> bytes) { return identity_text(plan_digest(bytes)); }
@@ -623,13 +663,14 @@ bool has_control(const Plan& plan, ControlDomain domain) {
 }  // namespace
 
 bool confines_filesystem(const Plan& plan) {
+  if (plan.bwrap) return true;  // bwrap's root holds only the trees its arguments bind
   return std::any_of(std::begin(kFilesystemVerbs), std::end(kFilesystemVerbs),
                      [&](ControlDomain verb) { return has_control(plan, verb); });
 }
 
 std::vector<ControlDomain> unconstrained_filesystem_verbs(const Plan& plan) {
   std::vector<ControlDomain> out;
-  if (!confines_filesystem(plan)) return out;
+  if (!confines_filesystem(plan) || plan.bwrap) return out;
   for (ControlDomain verb : kFilesystemVerbs)
     if (!has_control(plan, verb)) out.push_back(verb);
   return out;
@@ -681,7 +722,8 @@ Result<Plan> decode_plan(std::span<const uint8_t> bytes, Decode what) {
                                   SectionType(e.type) == SectionType::kSeccompProgram ||
                                   SectionType(e.type) == SectionType::kProcess ||
                                   SectionType(e.type) == SectionType::kFilesystemView ||
-                                  SectionType(e.type) == SectionType::kPinned;
+                                  SectionType(e.type) == SectionType::kPinned ||
+                                  SectionType(e.type) == SectionType::kBwrap;
     if (critical_by_type && !(e.flags & kSectionCritical))
       return fault(std::string(section_name(e.type)) + " section is not marked critical");
     if (what == Decode::kDeferProvenance &&

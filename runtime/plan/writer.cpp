@@ -125,6 +125,16 @@ std::vector<uint8_t> encode_pinned(const std::vector<PinnedFile>& pinned) {
   return std::move(w.bytes());
 }
 
+std::vector<uint8_t> encode_bwrap(const Bwrap& bwrap) {
+  ByteWriter w;
+  w.u32(uint32_t(bwrap.args.size()));
+  for (const BwrapArg& arg : bwrap.args) {
+    w.u8(uint8_t(arg.kind));
+    w.str16(arg.text);
+  }
+  return std::move(w.bytes());
+}
+
 std::vector<uint8_t> encode_manifest(const Plan& plan) {
   ByteWriter w;
   w.u32(uint32_t(plan.syscalls.size()));
@@ -188,6 +198,8 @@ std::vector<Section> sections_of(const Plan& plan) {
   if (plan.view) sections.push_back({SectionType::kFilesystemView, kSectionCritical, encode_view(*plan.view)});
   // Critical: a launcher that skipped it would run a changed file unchecked.
   if (!plan.pinned.empty()) sections.push_back({SectionType::kPinned, kSectionCritical, encode_pinned(plan.pinned)});
+  // Critical: a launcher that skipped it would run the command without bwrap's confinement.
+  if (plan.bwrap) sections.push_back({SectionType::kBwrap, kSectionCritical, encode_bwrap(*plan.bwrap)});
   sections.push_back({SectionType::kSyscallManifest, 0, encode_manifest(plan)});
   if (plan.provenance) sections.push_back({SectionType::kProvenance, 0, encode_provenance(*plan.provenance)});
   // After the provenance it belongs to; a section of its own, so that a
@@ -240,6 +252,11 @@ Status check_encodable(const Plan& plan) {
       if (tree.path.size() > kMaxPathBytes) return too_large("a filesystem view path is longer than PATH_MAX");
   }
   if (plan.pinned.size() > kMaxPinnedFiles) return too_large("too many pinned files");
+  if (plan.bwrap && (plan.bwrap->args.empty() || plan.bwrap->args.size() > kMaxBwrapArgs))
+    return too_large("the bwrap section needs 1 to " + std::to_string(kMaxBwrapArgs) + " arguments");
+  if (plan.bwrap)
+    for (const BwrapArg& arg : plan.bwrap->args)
+      if (arg.text.size() > kMaxPathBytes) return too_large("a bwrap argument is longer than PATH_MAX");
   for (const PinnedFile& file : plan.pinned)
     if (file.path.size() > kMaxPathBytes) return too_large("a pinned path is longer than PATH_MAX");
   if (plan.syscalls.size() > kMaxListEntries) return too_large("too many syscall manifest entries");

@@ -138,11 +138,15 @@ constexpr const char* kSystemRoots[] = {"/",         "/bin",     "/boot",       
                                         "/usr/lib",  "/usr/lib32", "/usr/lib64", "/usr/libx32", "/usr/sbin",
                                         "/var"};
 
+}  // namespace
+
 bool is_system_root(const std::string& real_path) {
   for (const char* root : kSystemRoots)
     if (real_path == root) return true;
   return false;
 }
+
+namespace {
 
 // A rule granting more than reading and executing lets the command create,
 // remove and rename entries beneath its path: plant a link where the next

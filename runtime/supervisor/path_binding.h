@@ -37,7 +37,11 @@ struct BoundPath {
   std::optional<FileIdentity> identity;  // none when skipped
 };
 
-const char* variable_name(plan::PathBase base);  // "${CWD}", "${HOME}", "" for absolute
+const char* variable_name(plan::PathBase base);
+
+// Whether a real path is one of the system roots a ${CWD}/${HOME} template
+// may not resolve to unless the policy opts in ("/", "/usr", "/etc", ...).
+bool is_system_root(const std::string& real_path);  // "${CWD}", "${HOME}", "" for absolute
 std::string rule_template(const plan::LandlockRule& rule);
 
 // The path the kernel resolved for an open descriptor (/proc/self/fd), or

@@ -111,6 +111,7 @@ Value body_of(const Receipt& r) {
       {"cleanup", r.cleanup}};
   if (!r.view.empty()) body.emplace("view", std::move(view));
   if (!r.pinned.empty()) body.emplace("pinned", std::move(pinned));
+  if (!r.backend.empty()) body.emplace("backend", r.backend);
   return body;
 }
 

@@ -113,6 +113,7 @@ struct ReceiptRedaction {
 
 struct Receipt {
   std::string plan_sha256;
+  std::string backend;  // "bwrap" where the plan ran under bwrap; written only then
   std::string kernel_release;
   std::string architecture;
   int landlock_abi = 0;

@@ -132,7 +132,10 @@ struct World {
   bool explain = false;  // the launches run under --explain
   std::string plan;
 
-  World(const Profile& profile, uid_t user, bool view_tier = false) : uid(user), view(profile.view || view_tier) {
+  // bwrap: compiled with --backend bwrap (docs/backends.md), with a tier
+  // listing the domains bwrap carries only partly in isolation.degraded.
+  World(const Profile& profile, uid_t user, bool view_tier = false, bool bwrap = false)
+      : uid(user), view(profile.view || view_tier) {
     ::chmod(base.path().c_str(), 0755);
     for (const std::string& d : {ws, ws + "/home", ws + "/out", home, home + "/.ssh", other, outside}) make_dir(d);
     write_file(home + "/.ssh/id_ed25519", "-----BEGIN OPENSSH PRIVATE KEY-----\nfake\n", 0600);
@@ -140,6 +143,13 @@ struct World {
     plan = base / "plan.bin";
     std::vector<std::string> compile = {binary("AASMC"), "compile", profile_file(profile)};
     if (view_tier) compile.push_back(view_tier_file());
+    if (bwrap) {
+      write_file(base / "bwrap-gaps.yaml",
+                 "apiVersion: aasm.dev/v1\nkind: Policy\nmetadata: {name: bwrap-gaps, tier: run}\nspec:\n"
+                 "  isolation:\n    degraded: [file_read, file_write, file_execute, network_outbound, network_bind, ipc]\n");
+      for (const std::string& a : {base / "bwrap-gaps.yaml", std::string("--backend"), std::string("bwrap")})
+        compile.push_back(a);
+    }
     if (view) REQUIRE(run({"/usr/bin/git", "init", "-q", ws}).exit_code == 0);
     for (const std::string& a : {std::string("-o"), plan}) compile.push_back(a);
     const Run compiled = run(compile);
@@ -253,18 +263,27 @@ void write_npm_package(const std::string& dir) {
              "assert.strictEqual(add(2, 3), 5);\nconsole.log('tiny: 1 test passed');\n");
 }
 
+void git_work(const World& w, const DelegatedCgroup* cgroup) {
+  write_file(w.ws + "/README", "first\n");
+  const Run r = sh(w,
+                   "git init -q repo && cp README repo/ && cd repo && git add README"
+                   " && git -c user.name=Agent -c user.email=agent@example.invalid commit -qm first"
+                   " && echo second >> README && git status --short && git diff --stat | tail -1"
+                   " && git log --format=%s",
+                   cgroup);
+  INFO(r.err);
+  CHECK_RUN(r, 0, " M README\n 1 file changed, 1 insertion(+)\nfirst\n");
+}
+
+void make_work(const World& w, const DelegatedCgroup* cgroup) {
+  write_c_project(w.ws + "/c");
+  if (w.uid) chown_tree(w.ws + "/c", w.uid);
+  const Run r = sh(w, "cd c && make -s -j2 && ./hello", cgroup);
+  CHECK_RUN(r, 0, "hello from make, sum=55\n");
+}
+
 void development_work(const World& w, const DelegatedCgroup* cgroup) {
-  SUBCASE("git") {
-    write_file(w.ws + "/README", "first\n");
-    const Run r = sh(w,
-                     "git init -q repo && cp README repo/ && cd repo && git add README"
-                     " && git -c user.name=Agent -c user.email=agent@example.invalid commit -qm first"
-                     " && echo second >> README && git status --short && git diff --stat | tail -1"
-                     " && git log --format=%s",
-                     cgroup);
-    INFO(r.err);
-    CHECK_RUN(r, 0, " M README\n 1 file changed, 1 insertion(+)\nfirst\n");
-  }
+  SUBCASE("git") { git_work(w, cgroup); }
   if (w.view) {
     SUBCASE("git in the workspace's own repository, whose hooks and config the view protects") {
       write_file(w.ws + "/notes", "first\n");
@@ -281,12 +300,7 @@ void development_work(const World& w, const DelegatedCgroup* cgroup) {
       CHECK(!exists(w.ws + "/.git/hooks/pre-commit"));
     }
   }
-  SUBCASE("make -j2 of a multi-file C project, then its binary") {
-    write_c_project(w.ws + "/c");
-    if (w.uid) chown_tree(w.ws + "/c", w.uid);
-    const Run r = sh(w, "cd c && make -s -j2 && ./hello", cgroup);
-    CHECK_RUN(r, 0, "hello from make, sum=55\n");
-  }
+  SUBCASE("make -j2 of a multi-file C project, then its binary") { make_work(w, cgroup); }
   SUBCASE("python3: threads, subprocess, sqlite3, tempfile") {
     write_file(w.ws + "/work.py", kPythonWork);
     CHECK_RUN(sh(w, "python3 work.py", cgroup), 0, "threads=4 child=from a child sqlite=45\n");
@@ -495,6 +509,27 @@ void suite(const Profile& profile, uid_t uid, bool view_tier = false, bool expla
 }  // namespace
 
 TEST_CASE("real work: coding-agent with the filesystem view, as root") { suite(kProfiles[0], 0); }
+
+// The bwrap backend (docs/backends.md): ci-build compiled with --backend
+// bwrap, run by aasm-launch through the host's bwrap. The control of the
+// refusal: the same write outside the sandbox succeeds.
+TEST_CASE("real work: ci-build under the bwrap backend, as root: git and make, nothing outside the workspace") {
+  World w(kProfiles[2], 0, false, true);
+  SUBCASE("git") { git_work(w, nullptr); }
+  SUBCASE("make -j2 of a multi-file C project, then its binary") { make_work(w, nullptr); }
+  SUBCASE("a tree outside the granted ones is absent, the home's key unreadable; the control writes it") {
+    const Run r = sh(w, "echo x > " + w.outside + "/planted", nullptr);
+    INFO(r.err);
+    CHECK(r.exit_code != 0);
+    CHECK(contains(r.err, "Directory nonexistent"));  // not in bwrap's root: only the workspace's ancestors are
+    CHECK(!exists(w.outside + "/planted"));
+    const Run key = sh(w, "cat " + w.home + "/.ssh/id_ed25519", nullptr);
+    CHECK(key.exit_code != 0);
+    CHECK(contains(key.err, "No such file or directory"));
+    CHECK_RUN(in_world(w, {"/bin/sh", "-c", "echo x > " + w.outside + "/planted"}, false), 0, "");
+    CHECK(exists(w.outside + "/planted"));
+  }
+}
 TEST_CASE("real work: coding-agent with the filesystem view, as an unprivileged user") { suite(kProfiles[0], kNobody); }
 TEST_CASE("real work: coding-agent-web, as root") { suite(kProfiles[1], 0); }
 TEST_CASE("real work: coding-agent-web, as an unprivileged user") { suite(kProfiles[1], kNobody); }

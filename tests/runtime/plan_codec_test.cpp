@@ -121,6 +121,28 @@ TEST_CASE("plan: the pinned section round-trips, is critical, and is absent with
   CHECK(plan::encode_plan(p) == plan::encode_plan(test::sample_plan()));
 }
 
+TEST_CASE("plan: the bwrap section round-trips, is critical, and is absent without one") {
+  plan::Plan p = test::sample_plan();
+  p.bwrap = plan::Bwrap{{{plan::BwrapArgKind::kLiteral, "--ro-bind"},
+                         {plan::BwrapArgKind::kLiteral, "/usr"},
+                         {plan::BwrapArgKind::kLiteral, "/usr"},
+                         {plan::BwrapArgKind::kLiteral, "--bind"},
+                         {plan::BwrapArgKind::kCwd, "/out"},
+                         {plan::BwrapArgKind::kCwd, "/out"},
+                         {plan::BwrapArgKind::kHome, ""},
+                         {plan::BwrapArgKind::kRootLinks, ""},
+                         {plan::BwrapArgKind::kSeccomp, ""}}};
+  const std::vector<uint8_t> bytes = plan::encode_plan(p);
+  auto decoded = plan::decode_plan(bytes);
+  REQUIRE_MESSAGE(decoded, (decoded ? "" : decoded.error().message));
+  CHECK(*decoded == p);
+  CHECK(section_flags(bytes, plan::SectionType::kBwrap) == plan::kSectionCritical);
+  CHECK(plan::bwrap_arg_text(p.bwrap->args[4]) == "${CWD}/out");
+  CHECK(plan::bwrap_arg_text(p.bwrap->args[6]) == "${HOME}");
+  p.bwrap.reset();
+  CHECK(plan::encode_plan(p) == plan::encode_plan(test::sample_plan()));
+}
+
 TEST_CASE("plan: layout is the documented one") {
   const std::vector<uint8_t> bytes = plan::encode_plan(test::sample_plan());
   REQUIRE(bytes.size() > plan::kHeaderSize + plan::kDigestSize);

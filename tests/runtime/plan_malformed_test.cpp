@@ -69,6 +69,21 @@ Bytes with_pinned(const Bytes& pinned, uint32_t flags = plan::kSectionCritical) 
   return test::assemble({{1, 0, test::meta_body()}, {8, flags, pinned}});
 }
 
+// A bwrap section of (kind, text) arguments.
+Bytes bwrap_body(const std::vector<std::pair<uint8_t, std::string>>& args) {
+  plan::ByteWriter w;
+  w.u32(uint32_t(args.size()));
+  for (const auto& [kind, text] : args) {
+    w.u8(kind);
+    w.str16(text);
+  }
+  return w.bytes();
+}
+
+Bytes with_bwrap(const Bytes& bwrap, uint32_t flags = plan::kSectionCritical) {
+  return test::assemble({{1, 0, test::meta_body()}, {9, flags, bwrap}});
+}
+
 Bytes with_view(const Bytes& view, uint32_t namespaces = plan::kNamespaceMount | plan::kNamespacePid,
                 uint32_t flags = plan::kSectionCritical) {
   return test::assemble({{1, 0, test::meta_body()}, {5, plan::kSectionCritical, process_body(namespaces, 0)},
@@ -224,6 +239,13 @@ const Case kCases[] = {
     {"a pinned path with a .. segment", [] { return with_pinned(pinned_body({"/usr/../etc/passwd"})); }, "invalid path"},
     {"pinned paths out of order", [] { return with_pinned(pinned_body({"/usr/bin/env", "/etc/passwd"})); }, "out of order"},
     {"a pinned path twice", [] { return with_pinned(pinned_body({"/usr/bin/env", "/usr/bin/env"})); }, "out of order"},
+    {"a bwrap section not marked critical", [] { return with_bwrap(bwrap_body({{0, "--unshare-user"}}), 0); }, "not marked critical"},
+    {"a bwrap section of no argument", [] { return with_bwrap(bwrap_body({})); }, "bwrap section has 0 arguments"},
+    {"a bwrap argument of an unknown kind", [] { return with_bwrap(bwrap_body({{5, ""}})); }, "unknown kind"},
+    {"a bwrap argument holding NUL", [] { return with_bwrap(bwrap_body({{0, std::string("--bind\0x", 8)}})); }, "holds NUL"},
+    {"a bwrap seccomp marker with text", [] { return with_bwrap(bwrap_body({{3, "7"}})); }, "has text"},
+    {"a bwrap template escaping its variable", [] { return with_bwrap(bwrap_body({{1, "/../etc"}})); }, "invalid path"},
+    {"a bwrap template suffix without its leading slash", [] { return with_bwrap(bwrap_body({{2, "x"}})); }, "invalid path"},
     {"a pinned section cut short",
      [] {
        Bytes body = pinned_body({"/usr/bin/env"});
