@@ -81,7 +81,7 @@ Bytes bwrap_body(const std::vector<std::pair<uint8_t, std::string>>& args) {
 }
 
 Bytes with_bwrap(const Bytes& bwrap, uint32_t flags = plan::kSectionCritical) {
-  return test::assemble({{1, 0, test::meta_body()}, {9, flags, bwrap}});
+  return test::assemble({{1, 0, test::meta_body()}, {uint32_t(plan::SectionType::kBwrap), flags, bwrap}});
 }
 
 Bytes with_view(const Bytes& view, uint32_t namespaces = plan::kNamespaceMount | plan::kNamespacePid,
