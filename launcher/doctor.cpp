@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "aasm_version.h"
+#include "bwrap_exec.h"
 #include "launch_report.h"
 #include "preparation.h"
 #include "base/json_text.h"
@@ -147,6 +148,26 @@ DoctorCheck user_namespace_check() {
   return c;
 }
 
+// The bubblewrap backend's bwrap, probed as a launch of a bwrap plan probes
+// it (bwrap_exec.h). Absent: a fact, not a lack; only plans compiled with
+// --backend bwrap use it.
+DoctorCheck bwrap_check() {
+  DoctorCheck c{"bwrap", kAvailable, std::string(bwrap::kDefaultPath) + " runs plans compiled with --backend bwrap", "", ""};
+  if (::access(bwrap::kDefaultPath, F_OK) != 0) {
+    c.status = kInfo;
+    c.detail = std::string(bwrap::kDefaultPath) + " is absent: only plans compiled with --backend bwrap need it "
+               "(Debian's package bubblewrap; aasm-launch --bwrap PATH names another)";
+    return c;
+  }
+  const std::string why = bwrap::probe(bwrap::kDefaultPath, ::geteuid(), ::getegid());
+  if (why.empty()) return c;
+  c.status = kMissing;
+  c.detail = "a launch of a bwrap plan is refused here (125)";
+  c.missing = "the bubblewrap backend (plans compiled with --backend bwrap)";
+  c.remedy = why;  // the probe's refusal names what is missing and the remedy
+  return c;
+}
+
 DoctorCheck view_check() {
   DoctorCheck c{control_name(Control::kFilesystemView), kAvailable, "mount_setattr present; the view's mounts can be made", "", ""};
   const std::string why = view_unavailable();
@@ -245,6 +266,7 @@ std::vector<DoctorCheck> doctor_checks(const Host& host) {
     checks.push_back(cgroup_check(cgroups, controller));
   checks.push_back(user_namespace_check());
   checks.push_back(view_check());
+  checks.push_back(bwrap_check());
   checks.push_back(capabilities_check(capabilities::permitted()));
   checks.push_back(denial_records_check(host.landlock.abi));
   return checks;

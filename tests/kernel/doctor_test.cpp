@@ -175,3 +175,30 @@ TEST_CASE("doctor: the Landlock denial records it states are the ones a failing 
     CHECK(contains(clause, "no audit socket: Protocol not supported, the kernel is built without CONFIG_AUDIT"));
   }
 }
+
+TEST_CASE("doctor: a bwrap plan launches iff doctor says bwrap is available") {
+  const Json report = doctor_report();
+  if (::access("/usr/bin/bwrap", X_OK) != 0) {
+    CHECK(status_of(report, "bwrap") == "info");
+    return;
+  }
+  TempDir dir;
+  write_file(dir / "bwrap.yaml",
+             "apiVersion: aasm.dev/v1\nkind: Policy\nmetadata: {name: bwrap, tier: org}\nspec:\n" +
+                 Fs{{dir.path()}, {}, {}}.yaml() +
+                 "  isolation:\n    degraded: [file_read, file_write, file_execute, network_outbound, network_bind, ipc]\n");
+  const Run compiled = run({binary("AASMC"), "compile", dir / "bwrap.yaml", "--backend", "bwrap", "-o", dir / "bwrap.bin"});
+  INFO("aasmc: ", compiled.err);
+  REQUIRE(compiled.exit_code == 0);
+  const Run r = launch(dir / "bwrap.bin", {"/usr/bin/true"});
+  INFO("stderr: ", r.err);
+  CHECK(status_of(report, "bwrap") == "available");
+  CHECK(r.exit_code == 0);
+  SUBCASE("control: without user namespaces (injected) doctor says missing, and the launch is refused") {
+    const std::string fault = probe_dir() + "/aasm-fault";
+    const Run faulted = run({fault, "clone_newuser=EPERM", binary("AASM_LAUNCH"), "doctor", "--json"});
+    CHECK(status_of(Json::parse(faulted.out), "bwrap") == "missing");
+    CHECK(run({fault, "clone_newuser=EPERM", binary("AASM_LAUNCH"), dir / "bwrap.bin", "--", "/usr/bin/true"}).exit_code ==
+          125);
+  }
+}
