@@ -125,7 +125,6 @@ std::optional<StackOutcome> run_stack(std::span<const plan::SeccompProgram> prog
   for (size_t i = programs.size(); i-- > 0;) {
     const std::optional<Outcome> outcome = run(programs[i].instructions, data);
     if (!outcome) return std::nullopt;
-    const auto strictness = [](uint32_t action) { return int32_t(action & SECCOMP_RET_ACTION_FULL); };
     if (!decided || strictness(outcome->action) < strictness(decided->action))
       decided = StackOutcome{outcome->action, i, outcome->arguments_read};
   }

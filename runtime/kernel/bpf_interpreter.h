@@ -3,6 +3,8 @@
 // tests run every emitted program through it; the benchmark counts with it.
 #pragma once
 
+#include <linux/seccomp.h>
+
 #include <cstdint>
 #include <optional>
 #include <set>
@@ -33,11 +35,15 @@ struct Outcome {
 // load, falling off the end).
 std::optional<Outcome> run(std::span<const plan::BpfInstruction> program, const SeccompData& data);
 
+// How strict a seccomp action is, as seccomp_run_filters() (kernel/seccomp.c)
+// compares the answers of stacked filters: the action bits as a signed
+// 32-bit value, the smaller the stricter (a kill is below an errno, an errno
+// below a notification, a notification below an allow).
+inline int32_t strictness(uint32_t action) { return int32_t(action & SECCOMP_RET_ACTION_FULL); }
+
 // The kernel's answer of programs stacked in install order (oldest first),
 // as seccomp_run_filters() (kernel/seccomp.c) takes it: every filter runs,
-// the most restrictive action wins (the action bits compared as a signed
-// 32-bit value, so a kill is below an errno, an errno below a notification,
-// a notification below an allow), and among equal actions the newest
+// the most restrictive action wins (strictness), and among equal actions the newest
 // filter's, data included. nullopt when `programs` is empty or one of them
 // does something the kernel's checker would refuse.
 struct StackOutcome {

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstring>
 
+#include "kernel/bpf_interpreter.h"
 #include "kernel/raw_syscall.h"
 
 namespace aasm::seccomp {
@@ -104,15 +105,13 @@ std::optional<PreparedFilter> with_errno_answers_notified(const plan::SeccompPro
 
 namespace {
 
-int32_t strictness(uint32_t action) { return int32_t(action & SECCOMP_RET_ACTION_FULL); }
-
 // What a copy of the main program returns in place of `answer`, run on an
 // errno path `errno_answer` of a rule program before it: the kernel's
 // answer of the two where it is not the main program's errno (a tie, which
 // the main program, newer, would win), a notification where it is.
 uint32_t deferred_answer(uint32_t answer, uint32_t errno_answer) {
-  if (strictness(answer) < strictness(SECCOMP_RET_ERRNO)) return answer;
-  if (strictness(answer) == strictness(SECCOMP_RET_ERRNO)) return SECCOMP_RET_USER_NOTIF;
+  if (bpf::strictness(answer) < bpf::strictness(SECCOMP_RET_ERRNO)) return answer;
+  if (bpf::strictness(answer) == bpf::strictness(SECCOMP_RET_ERRNO)) return SECCOMP_RET_USER_NOTIF;
   return errno_answer;
 }
 

@@ -84,12 +84,27 @@ std::string unseen_sentence(const std::string& unavailable) {
          "); run with --explain to trace them, or have the host's administrator enable auditing (auditctl -e 1)";
 }
 
+namespace {
+
+// An audit netlink socket (close-on-exec), or -1 with why not in `why`.
+int audit_socket(std::string& why) {
+  const int fd = ::socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT);
+  if (fd >= 0) return fd;
+  const int error = errno;
+  why = "no audit socket: " + errno_text(error) +
+        (error == EPROTONOSUPPORT ? ", the kernel is built without CONFIG_AUDIT" : "");
+  return -1;
+}
+
+}  // namespace
+
 Subscription subscribe(int landlock_abi) {
   if (landlock_abi < landlock::kLogAbi)
     return {-1, "Landlock ABI " + std::to_string(landlock_abi) + " writes none; ABI " + std::to_string(landlock::kLogAbi) +
                     " (Linux 6.15) does"};
-  const int fd = ::socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT);
-  if (fd < 0) return {-1, "no audit socket: " + errno_text(errno) + (errno == EPROTONOSUPPORT ? ", the kernel is built without CONFIG_AUDIT" : "")};
+  std::string why;
+  const int fd = audit_socket(why);
+  if (fd < 0) return {-1, why};
   sockaddr_nl group{};
   group.nl_family = AF_NETLINK;
   group.nl_groups = 1u << (AUDIT_NLGRP_READLOG - 1);
@@ -102,8 +117,9 @@ Subscription subscribe(int landlock_abi) {
 }
 
 std::optional<std::string> auditing_off() {
-  const int fd = ::socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT);
-  if (fd < 0) return "no audit socket: " + errno_text(errno);
+  std::string why;
+  const int fd = audit_socket(why);
+  if (fd < 0) return why;
   const auto answer = [fd](std::optional<std::string> why) {
     ::close(fd);
     return why;
