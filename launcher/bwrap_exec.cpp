@@ -6,10 +6,9 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <climits>
-#include <cstdlib>
 #include <cstring>
 
+#include "base/real_path.h"
 #include "kernel/mount_view.h"
 #include "kernel/namespaces.h"
 #include "supervisor/path_binding.h"
@@ -23,8 +22,8 @@ Result<std::string> resolve(const plan::BwrapArg& arg, const LaunchContext& cont
   const plan::PathBase base = arg.kind == plan::BwrapArgKind::kCwd ? plan::PathBase::kCwd : plan::PathBase::kHome;
   auto path = expand_rule_path(plan::LandlockRule{0, base, 0, arg.text}, context);
   if (!path) return path.error();
-  char real[PATH_MAX];
-  if (::realpath(path->c_str(), real) && is_system_root(real))
+  const std::string real = real_path(*path);
+  if (!real.empty() && is_system_root(real))
     return make_error(std::string("bwrap: the plan binds ") + variable_name(base) + arg.text + ", which is " + real +
                       " here, a system root; run from the project's directory");
   return std::move(*path);
@@ -37,8 +36,8 @@ void add_root_links(const std::vector<std::string>& args, std::vector<std::strin
   for (size_t i = 0; i + 2 < args.size(); ++i)
     if (args[i].find("bind") != std::string::npos && !args[i + 1].empty() && args[i + 1][0] == '/') {
       if (args[i + 1] == "/") return;  // the host's root itself, its links with it
-      char real[PATH_MAX];
-      spec.trees.push_back({::realpath(args[i + 1].c_str(), real) ? real : args[i + 1], "", 0, true});
+      const std::string real = real_path(args[i + 1]);
+      spec.trees.push_back({real.empty() ? args[i + 1] : real, "", 0, true});
       i += 2;
     }
   mount_view::add_root_symlinks(spec);
