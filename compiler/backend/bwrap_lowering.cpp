@@ -63,9 +63,7 @@ void add_capabilities(uint64_t kept, Args& args) {
 
 bool inside(const plan::ViewTree& outer, const plan::ViewTree& inner) {
   if (outer.base != inner.base) return false;
-  const std::string& o = outer.path;
-  const std::string& i = inner.path;
-  return i == o || o.empty() || o == "/" || (i.size() > o.size() && i.compare(0, o.size(), o) == 0 && i[o.size()] == '/');
+  return outer.path.empty() || outer.path == "/" || at_or_beneath(inner.path, outer.path);
 }
 
 // The nearest bound tree holding `tree` is bound the same way (trees come

@@ -10,6 +10,11 @@
 #include "tables/syscall_groups.h"
 
 namespace aasmc {
+
+bool at_or_beneath(const std::string& path, const std::string& root) {
+  return path == root || (path.size() > root.size() && path.compare(0, root.size(), root) == 0 && path[root.size()] == '/');
+}
+
 namespace {
 
 namespace plan = aasm::plan;
@@ -18,9 +23,6 @@ namespace plan = aasm::plan;
 // one of the view's own filesystems (docs/filesystem-view.md).
 enum class Kind { kTree, kProc, kDevNode, kDevPts, kTmpfs, kNotOffered };
 
-bool at_or_beneath(const std::string& path, const std::string& root) {
-  return path == root || (path.size() > root.size() && path.compare(0, root.size(), root) == 0 && path[root.size()] == '/');
-}
 
 std::optional<size_t> dev_node_index(const std::string& path) {
   for (size_t i = 0; i < std::size(aasm::mount_view::kDevNodes); ++i)
