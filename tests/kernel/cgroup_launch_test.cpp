@@ -181,8 +181,7 @@ std::string own_pids_cgroup() { return own_v1_cgroup("pids"); }
 std::vector<pid_t> sleepers_with(const std::string& marker) {
   std::vector<pid_t> out;
   for (pid_t pid : processes_with(marker)) {
-    std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline");
-    const std::string cmdline{std::istreambuf_iterator<char>(in), {}};
+    const std::string cmdline = read_proc_file("/proc/" + std::to_string(pid) + "/cmdline").value_or("");
     if (cmdline == std::string("/usr/bin/sleep\0", 15) + marker + '\0') out.push_back(pid);
   }
   return out;

@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstring>
 #include <fstream>
 
@@ -76,8 +77,7 @@ pid_t process_with(const std::string& marker, const std::string& probe) {
   while (dirent* entry = proc ? ::readdir(proc) : nullptr) {
     const pid_t pid = pid_t(std::atol(entry->d_name));
     if (pid <= 0) continue;
-    std::ifstream in("/proc/" + std::string(entry->d_name) + "/cmdline");
-    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string cmdline = read_proc_file("/proc/" + std::string(entry->d_name) + "/cmdline").value_or("");
     if (cmdline.find(marker) != std::string::npos && cmdline.rfind(probe + '\0', 0) == 0) found = pid;
   }
   if (proc) ::closedir(proc);
@@ -86,10 +86,9 @@ pid_t process_with(const std::string& marker, const std::string& probe) {
 
 // The system call `pid` is blocked in (/proc/PID/syscall's first field), or -1.
 long blocked_in(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/syscall");
-  long nr = -1;
-  in >> nr;
-  return nr;
+  const std::optional<std::string> text = read_proc_file("/proc/" + std::to_string(pid) + "/syscall");
+  if (!text || text->empty() || !std::isdigit(static_cast<unsigned char>((*text)[0]))) return -1;
+  return std::atol(text->c_str());
 }
 
 // aasm-launch PLAN -- /bin/sh -c "wait for GO; exec PROBE ARGS", forked (the
@@ -123,6 +122,7 @@ bool wait_gone(pid_t pid) {
 // on the stopped supervisor's listener; then kills the launcher and checks
 // that the probe ends.
 void kill_supervisor_while_waiting(const WaitingLaunch& command, pid_t launcher, const std::string& marker, long nr) {
+  ReapOnExit reaper(launcher);
   sleep_ms(200);  // the shell waits for `go`
   REQUIRE(::kill(launcher, SIGSTOP) == 0);
   write_file(command.go, "");
@@ -135,6 +135,7 @@ void kill_supervisor_while_waiting(const WaitingLaunch& command, pid_t launcher,
   REQUIRE(::kill(launcher, SIGKILL) == 0);
   int status = 0;
   REQUIRE(::waitpid(launcher, &status, 0) == launcher);
+  reaper.release();
   if (probe > 0) CHECK(wait_gone(probe));
   sleep_ms(100);
 }

@@ -180,10 +180,7 @@ TEST_CASE("explain: killing the supervisor while a refused call waits at the tra
     return launcher;
   };
   // A /proc file, "" when its process is gone meanwhile.
-  const auto proc_text = [](const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  };
+  const auto proc_text = [](const std::string& path) { return read_proc_file(path).value_or(""); };
   // The shell's pid (its command line is /bin/sh -c SCRIPT) and its state letter.
   const auto shell = [&]() -> std::pair<pid_t, char> {
     DIR* proc = ::opendir("/proc");
@@ -204,6 +201,7 @@ TEST_CASE("explain: killing the supervisor while a refused call waits at the tra
   const pid_t launcher = start(t.plan());
   pid_t traced = -1;
   for (int i = 0; i < 500 && traced < 0; ++i, sleep_ms(10)) traced = shell().first;  // looping on `go`
+  ReapOnExit reaper(launcher);
   REQUIRE(traced > 0);
   REQUIRE(::kill(launcher, SIGSTOP) == 0);
   write_file(go, "");
@@ -214,6 +212,7 @@ TEST_CASE("explain: killing the supervisor while a refused call waits at the tra
   REQUIRE(::kill(launcher, SIGKILL) == 0);
   int status = 0;
   REQUIRE(::waitpid(launcher, &status, 0) == launcher);
+  reaper.release();
   for (int i = 0; i < 500 && ::kill(traced, 0) == 0; ++i) sleep_ms(10);
   CHECK(::kill(traced, 0) != 0);
   CHECK_FALSE(exists(marker));

@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -57,8 +58,28 @@ class TempDir {
   std::string path_;
 };
 
+// Kills and reaps the forked child `pid` at scope exit unless released: a
+// failed REQUIRE must not leave a stopped launcher and its command behind,
+// holding the test binary's stdout (the test runner would wait on it until
+// its timeout).
+class ReapOnExit {
+ public:
+  explicit ReapOnExit(pid_t pid) : pid_(pid) {}
+  ~ReapOnExit();
+  ReapOnExit(const ReapOnExit&) = delete;
+  ReapOnExit& operator=(const ReapOnExit&) = delete;
+  void release() { pid_ = -1; }
+
+ private:
+  pid_t pid_;
+};
+
 void write_file(const std::string& path, std::string_view content, unsigned mode = 0644);
 std::string read_file(const std::string& path);
+// A /proc file of a process that may end meanwhile: nothing where it cannot
+// be opened or read (a read of a gone process's file fails with ESRCH, which
+// std::ifstream turns into an exception from its iterator).
+std::optional<std::string> read_proc_file(const std::string& path);
 bool exists(const std::string& path);
 void make_dir(const std::string& path);
 
