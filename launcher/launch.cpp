@@ -12,7 +12,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <initializer_list>
 #include <chrono>
 #include <new>
 #include <optional>
@@ -25,8 +27,8 @@
 #include "receipt_builder.h"
 #include "self_checks.h"
 #include "kernel/arch.h"
+#include "kernel/bpf_interpreter.h"
 #include "kernel/capabilities.h"
-#include "kernel/arch.h"
 #include "kernel/descriptors.h"
 #include "kernel/kernel_log.h"
 #include "kernel/rlimits.h"
@@ -187,6 +189,45 @@ bool listen_on_main(Prepared& prepared, ChildReport* report, const ChildIo& io) 
   return true;
 }
 
+// What the programs as written answer the child's own exec call, where
+// that is an errno; nullopt: the call goes to the kernel. The child must not
+// make such a call: its filters would hand it to the listener, which the
+// supervisor reads only once clone has returned, after the exec
+// (kernel/spawn.h). So it answers it itself, with the interpreter the
+// supervisor runs on the same registers (supervisor/listener_answers.h).
+// No allocation: the child shares the supervisor's memory.
+std::optional<int> refused_exec(const Prepared& prepared, long nr, std::initializer_list<uint64_t> args) {
+  if (prepared.observed.empty()) return std::nullopt;
+  bpf::SeccompData data;
+  data.nr = int32_t(nr);
+  data.arch = kNativeAuditArch;
+  std::copy(args.begin(), args.end(), data.args);
+  const std::optional<bpf::StackOutcome> decided = bpf::run_stack(prepared.observed, data);
+  return decided ? errno_of(decided->action) : std::nullopt;
+}
+
+// The command's exec. A pinned executable goes by the descriptor its
+// content was checked through: execveat(fd, "", AT_EMPTY_PATH), and where
+// the plan refuses that with EACCES or EPERM (the safe default
+// @descriptor-exec), execve of "/proc/self/fd/N" (made before the clone):
+// the same open file, no path to race; the first errno where that path
+// does not exist.
+[[noreturn]] void exec_command(const Prepared& prepared, ChildReport* report, char* const argv[]) {
+  char* const* envp = prepared.envp.data();
+  const auto execve = [&](const char* path) {
+    const std::optional<int> refused =
+        refused_exec(prepared, SYS_execve, {uintptr_t(path), uintptr_t(argv), uintptr_t(envp)});
+    return refused ? *refused : spawn::exec(path, argv, envp);
+  };
+  if (prepared.exec_fd < 0) child_fail(report, ChildStage::kExec, execve(prepared.executable.c_str()));
+  const std::optional<int> refused = refused_exec(
+      prepared, SYS_execveat, {uint64_t(prepared.exec_fd), uintptr_t(""), uintptr_t(argv), uintptr_t(envp), AT_EMPTY_PATH});
+  int error = refused ? *refused : spawn::exec_descriptor(prepared.exec_fd, argv, envp);
+  if (error == EACCES || error == EPERM)
+    if (const int fallback = execve(prepared.exec_fd_path.c_str()); fallback != ENOENT) error = fallback;
+  child_fail(report, ChildStage::kExec, error);
+}
+
 // The filters last: nothing after them needs a system call but execve. The
 // main program, last of all, with the run's listener where it is observed.
 void install_filters(Prepared& prepared, ChildReport* report, const ChildIo& io) {
@@ -313,10 +354,7 @@ descriptors::Kept bwrap_kept(const bwrap::Exec& exec) {
     if (int error = seccomp::install(*prepared.trace_filter)) child_fail(report, ChildStage::kSeccomp, error);
   // The filters last: nothing after them needs a system call but execve.
   install_filters(prepared, report, io);
-  if (prepared.exec_fd >= 0)  // the pinned executable: the descriptor its content was checked through
-    child_fail(report, ChildStage::kExec,
-               spawn::exec_descriptor(prepared.exec_fd, prepared.exec_fd_path.c_str(), argv, prepared.envp.data()));
-  child_fail(report, ChildStage::kExec, spawn::exec(prepared.executable.c_str(), argv, prepared.envp.data()));
+  exec_command(prepared, report, argv);
 }
 
 int child_entry(void* argument) {

@@ -496,41 +496,36 @@ Status prepare_connect_answers(Preparation& p, const Inputs&) {
   return Ok{};
 }
 
-// The rule programs the main program shares errno'd numbers with
-// (shared_errno_numbers), with their errno answers deferred to it
-// (seccomp::with_errno_answers_deferred), by index in `rules`; nullopt when
-// one cannot be.
-std::optional<std::vector<std::pair<size_t, seccomp::PreparedFilter>>> deferred_rules(
-    const plan::SeccompProgram& main, const std::vector<const plan::SeccompProgram*>& rules) {
-  std::vector<std::pair<size_t, seccomp::PreparedFilter>> deferred;
-  for (size_t i = 0; i < rules.size(); ++i) {
-    if (shared_errno_numbers(main, {rules[i]}).empty()) continue;
-    std::optional<seccomp::PreparedFilter> filter = seccomp::with_errno_answers_deferred(*rules[i], main);
-    if (!filter) return std::nullopt;
-    deferred.emplace_back(i, std::move(*filter));
-  }
-  return deferred;
-}
-
-// Whether the filters, with the rules deferred and the main program as
-// `observing`, stay within the kernel's limit on a filter chain
-// (MAX_INSNS_PER_PATH of kernel/seccomp.c: every filter's length plus 4),
-// with room for the launcher's own (--explain's trace filter).
-bool chain_fits(const std::vector<seccomp::PreparedFilter>& filters,
-                const std::vector<std::pair<size_t, seccomp::PreparedFilter>>& deferred,
-                const seccomp::PreparedFilter& observing) {
+// Whether the filters, the main program as `observing`, stay within the
+// kernel's limit on a filter chain (MAX_INSNS_PER_PATH of kernel/seccomp.c:
+// every filter's length plus 4), with room for the launcher's own
+// (--explain's trace filter).
+bool chain_fits(const std::vector<seccomp::PreparedFilter>& filters, const seccomp::PreparedFilter& observing) {
   constexpr size_t kChainLimit = (size_t(1) << 18) / sizeof(sock_filter), kLaunchersOwn = 256;
   size_t chain = kLaunchersOwn + observing.instructions.size() + 4;
   for (size_t i = 0; i + 1 < filters.size(); ++i) chain += filters[i].instructions.size() + 4;
-  for (const auto& [index, filter] : deferred) chain += filter.instructions.size() - filters[index].instructions.size();
   return chain <= kChainLimit;
+}
+
+// Why the rule programs cannot go in notifying (seccomp::notifying_rule)
+// below `observing`, the main program notifying what they refuse, or ""
+// when they can.
+std::string rules_unobservable(const Prepared& prepared, const std::optional<seccomp::PreparedFilter>& observing) {
+  // Under filters of its own (an outer sandbox's) the launcher cannot tell
+  // whether one holds a listener, which would leave the main program to go
+  // in as written above rules that notify nobody (launch.cpp listen_on_main).
+  if (::prctl(PR_GET_SECCOMP) != 0) return "under an outer seccomp filter, whose listener would take the run's";
+  if (!observing || !chain_fits(prepared.filters, *observing))
+    return "the main program cannot carry copies of the rule programs within the kernel's length limits";
+  return "";
 }
 
 // The main program goes in with the run's listener, its errno answers
 // handed to the supervisor (supervisor/listener_answers.h), connect() too
-// where it is answered, and the rule programs' errno answers for calls it
-// refuses too deferred to it; where that cannot be, as written, and the
-// report says what goes unseen. Observation only: nothing in the report.
+// where it is answered, and the rule programs' errno answers too (they go
+// in notifying, and the main program notifies the same calls); where that
+// cannot be, the rules as written, and the report says what goes unseen.
+// Observation only: nothing in the report.
 Status prepare_listener(Preparation& p, const Inputs&) {
   Prepared& prepared = p.prepared;
   if (prepared.plan.bwrap) {  // the programs go to bwrap as written: nobody listens
@@ -542,27 +537,19 @@ Status prepare_listener(Preparation& p, const Inputs&) {
   if (rules.empty()) return Ok{};
   const plan::SeccompProgram& main = *rules.back();
   rules.pop_back();
-  if (!rules.empty())
+  const bool connect = prepared.connect_answers.has_value();
+  const std::optional<int> notify_nr = connect ? std::optional<int>(SYS_connect) : std::nullopt;
+  std::string conflict = rewrite_conflict(main, connect);
+  const std::vector<int32_t> ruled = conflict.empty() ? rule_errno_numbers(rules) : std::vector<int32_t>{};
+  std::optional<seccomp::PreparedFilter> observing;
+  if (conflict.empty()) observing = seccomp::notifying_main(main, notify_nr, rules, ruled);
+  const std::string unobservable = ruled.empty() ? "" : rules_unobservable(prepared, observing);
+  if (!unobservable.empty()) {
     p.report.denials_unseen.push_back(
         "seccomp: calls refused with an errno by an argument rule (spec.syscalls rules, the safe defaults) that the "
-        "main program allows are answered by the kernel alone, in filters installed before the listener's, and not "
-        "recorded");
-  const bool connect = prepared.connect_answers.has_value();
-  std::string conflict = rewrite_conflict(main, connect);
-  std::optional<seccomp::PreparedFilter> observing;
-  std::optional<std::vector<std::pair<size_t, seccomp::PreparedFilter>>> deferred;
-  if (conflict.empty()) {
+        "main program allows are answered by the kernel alone and not recorded (" + unobservable + ")");
     prepared.errno_kept = shared_errno_numbers(main, rules);
-    // Under filters of its own (an outer sandbox's) the launcher cannot tell
-    // whether one holds a listener, which would leave the main program to go
-    // in as written after the deferred rules (launch.cpp listen_on_main):
-    // then the numbers keep main's errno.
-    if (!prepared.errno_kept.empty() && ::prctl(PR_GET_SECCOMP) == 0) deferred = deferred_rules(main, rules);
-    const std::optional<int> notify_nr = connect ? std::optional<int>(SYS_connect) : std::nullopt;
-    if (deferred) observing = seccomp::with_errno_answers_notified(main, notify_nr);
-    if (observing && chain_fits(prepared.filters, *deferred, *observing)) prepared.errno_kept.clear();
-    else deferred.reset();
-    if (!deferred) observing = seccomp::with_errno_answers_notified(main, notify_nr, prepared.errno_kept);
+    observing = seccomp::with_errno_answers_notified(main, notify_nr, prepared.errno_kept);
   }
   if (!observing) {
     prepared.errno_kept.clear();
@@ -571,8 +558,8 @@ Status prepare_listener(Preparation& p, const Inputs&) {
                                       "recorded (" + conflict + ")");
     return Ok{};
   }
-  if (deferred)
-    for (auto& [index, filter] : *deferred) prepared.filters[index] = std::move(filter);
+  if (unobservable.empty())
+    for (size_t i = 0; i < rules.size(); ++i) prepared.filters[i] = seccomp::notifying_rule(*rules[i]);
   rules.push_back(&main);
   for (const plan::SeccompProgram* program : rules) prepared.observed.push_back(*program);
   prepared.observing = std::move(observing);

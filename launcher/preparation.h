@@ -62,8 +62,8 @@ struct Prepared {
   std::vector<plan::SeccompProgram> observed;
   std::optional<seccomp::PreparedFilter> observing;
   // Calls `observing` leaves answered with the main program's own errno
-  // (shared_errno_numbers), where the rule programs could not go in with
-  // their errno answers deferred to it: named in the report's
+  // (shared_errno_numbers), where the rule programs could not go in
+  // notifying (seccomp::notifying_rule): named in the report's
   // denials_unseen at the end, where the plan's call names are decoded.
   std::vector<int32_t> errno_kept;
   bool futex_allowed = false;  // by every filter, whatever its arguments: the hand-over may wake with it
@@ -89,8 +89,8 @@ struct Preparation {
 Preparation prepare(const LaunchRequest& request, const Host& host, Exit exit);
 
 // Where the supervisor cannot take the run's listener after all: every
-// program goes in as written (the rule programs' deferred errno answers
-// would otherwise notify a listener nobody holds), nothing observed.
+// program goes in as written (the rule programs' errno answers would
+// otherwise notify a listener nobody holds), nothing observed.
 void install_as_written(Prepared& prepared);
 
 // Why this host cannot build a filesystem view, or "" when it can (a user

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "backend/socket_rules.h"
 #include "middle/syscall_semantics.h"
 #include "tables/syscall_groups.h"
 #include "tables/targets.h"
@@ -103,6 +104,19 @@ class Builder {
     }
   }
 
+  // The socket rules the seccomp lowering adds (backend/socket_rules.h),
+  // under the node that asks for them, not a syscalls list: the report
+  // names that line and edits that node.
+  void socket_rules() {
+    llvm::Expected<std::vector<SocketRuleIR>> rules = socket_rules_of(ir_);
+    if (!rules) {
+      llvm::consumeError(rules.takeError());  // the plan's lowering has said it
+      return;
+    }
+    for (const auto& [node, rule] : *rules)
+      add(rule.from, node, rule.syscall, rule.action.text() + (rule.when_text ? " when " + rule.when_text->value : ""));
+  }
+
   // The calls the main program answers ENOSYS by design, where it does
   // (as the lowering decides): not a denial, so the report says so and
   // suggests nothing. Built in: no document wrote it.
@@ -157,6 +171,7 @@ class Builder {
       out_.sources.push_back({source.name, tier_name(source.tier), source.file});
     for (const PolicyDocument& doc : documents) document(doc);
     syscalls(documents);
+    socket_rules();
     fallbacks();
     calls();
     return std::move(out_);

@@ -109,10 +109,16 @@ llvm::Error add_errno_rules(std::vector<SyscallRuleIR>& out, const std::vector<S
 
 }  // namespace
 
-llvm::Expected<PolicyIR> with_socket_rules(PolicyIR ir) {
-  std::vector<SyscallRuleIR> rules;
+llvm::Expected<std::vector<SocketRuleIR>> socket_rules_of(const PolicyIR& ir) {
+  std::vector<SocketRuleIR> out;
+  const auto add = [&](const char* node, const std::vector<SocketRule>& rules, const SourceRef& from, bool fallback) {
+    std::vector<SyscallRuleIR> lowered;
+    llvm::Error error = add_errno_rules(lowered, rules, from, fallback, ir.targets);
+    for (SyscallRuleIR& rule : lowered) out.push_back({node, std::move(rule)});
+    return error;
+  };
   if (confines_outbound_tcp(ir.network))
-    if (llvm::Error error = add_errno_rules(rules, outbound_rules(ir.network), ir.network.outbound->from, false, ir.targets))
+    if (llvm::Error error = add("network.outbound", outbound_rules(ir.network), ir.network.outbound->from, false))
       return error;
   // An allow-list needs Landlock's RESOLVE_UNIX; where the host lacks it and
   // ipc may degrade, these rules stand in (stricter); without degraded the
@@ -120,14 +126,19 @@ llvm::Expected<PolicyIR> with_socket_rules(PolicyIR ir) {
   if (const std::optional<UnixSocketsIR>& sockets = ir.ipc.unix_sockets; sockets && !sockets->unrestricted()) {
     const bool fallback = !sockets->deny;
     if (!fallback || ir.degraded_allowed(Domain::kIpc))
-      if (llvm::Error error = add_errno_rules(rules, unix_socket_rules(), sockets->from, fallback, ir.targets))
+      if (llvm::Error error = add("ipc.unix_sockets", unix_socket_rules(), sockets->from, fallback))
         return error;
   }
-  if (rules.empty()) return ir;
+  return out;
+}
+
+llvm::Expected<PolicyIR> with_socket_rules(PolicyIR ir) {
+  llvm::Expected<std::vector<SocketRuleIR>> rules = socket_rules_of(ir);
+  if (!rules) return rules.takeError();
+  if (rules->empty()) return ir;
   std::vector<SyscallRuleIR>& all = syscalls_or_empty_denylist(ir).rules;
-  const auto safe_defaults =
-      std::find_if(all.begin(), all.end(), [](const SyscallRuleIR& rule) { return !rule.safe_default.empty(); });
-  all.insert(safe_defaults, std::make_move_iterator(rules.begin()), std::make_move_iterator(rules.end()));
+  auto at = std::find_if(all.begin(), all.end(), [](const SyscallRuleIR& rule) { return !rule.safe_default.empty(); });
+  for (SocketRuleIR& rule : *rules) at = std::next(all.insert(at, std::move(rule.rule)));
   return ir;
 }
 

@@ -9,6 +9,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "middle/ir.h"
 
@@ -19,6 +20,14 @@ namespace aasmc {
 // nothing carries them when the policy has no syscalls node). What the
 // seccomp lowering takes, and what explain and --print-ir print.
 llvm::Expected<PolicyIR> with_socket_rules(PolicyIR ir);
+
+// Those rules alone, each with the node that asks for it, for the plan's
+// provenance.
+struct SocketRuleIR {
+  const char* node;  // "network.outbound" or "ipc.unix_sockets"
+  SyscallRuleIR rule;
+};
+llvm::Expected<std::vector<SocketRuleIR>> socket_rules_of(const PolicyIR& ir);
 
 // The plan's `lowering.network_outbound` entry: what enforces
 // network.outbound beyond Landlock's TCP rights; nullopt when no socket rule

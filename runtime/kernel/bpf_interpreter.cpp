@@ -164,13 +164,13 @@ bool is_constant_allow(std::span<const BpfInstruction> program, uint32_t arch, i
 // or a constant, unknown after any other load; a jump on an unknown value
 // goes both ways. Programs are acyclic (jumps go forward), and each
 // (instruction, accumulator) state is walked once.
-std::optional<std::set<uint32_t>> possible_actions(std::span<const BpfInstruction> program, uint32_t arch, int32_t nr) {
+std::optional<std::set<size_t>> reachable_returns(std::span<const BpfInstruction> program, uint32_t arch, int32_t nr) {
   struct State {
     size_t pc;
     std::optional<uint32_t> a;
     auto operator<=>(const State&) const = default;
   };
-  std::set<uint32_t> actions;
+  std::set<size_t> returns;
   std::set<State> seen;
   std::vector<State> pending{{0, std::nullopt}};
   while (!pending.empty()) {
@@ -185,7 +185,7 @@ std::optional<std::set<uint32_t>> possible_actions(std::span<const BpfInstructio
     const auto next = [&](size_t pc, std::optional<uint32_t> a) { pending.push_back({pc, a}); };
     if (cls == BPF_RET) {
       if (BPF_RVAL(insn.code) != BPF_K) return std::nullopt;
-      actions.insert(insn.k);
+      returns.insert(state.pc);
     } else if (insn.code == (BPF_LD | BPF_W | BPF_ABS)) {
       std::optional<uint32_t> a;
       if (insn.k == offsetof(SeccompData, nr)) a = uint32_t(nr);
@@ -213,6 +213,14 @@ std::optional<std::set<uint32_t>> possible_actions(std::span<const BpfInstructio
       next(state.pc + 1, state.a);  // LDX, ST, STX leave A as it is
     }
   }
+  return returns;
+}
+
+std::optional<std::set<uint32_t>> possible_actions(std::span<const BpfInstruction> program, uint32_t arch, int32_t nr) {
+  const std::optional<std::set<size_t>> returns = reachable_returns(program, arch, nr);
+  if (!returns) return std::nullopt;
+  std::set<uint32_t> actions;
+  for (const size_t pc : *returns) actions.insert(program[pc].k);
   return actions;
 }
 

@@ -67,6 +67,11 @@ bool is_constant_allow(std::span<const plan::BpfInstruction> program, uint32_t a
 std::optional<std::set<uint32_t>> possible_actions(std::span<const plan::BpfInstruction> program, uint32_t arch,
                                                    int32_t nr);
 
+// The same walk's return instructions, by index: where a rewrite of the
+// program may change what `nr` is answered (kernel/seccomp_notify.h).
+std::optional<std::set<size_t>> reachable_returns(std::span<const plan::BpfInstruction> program, uint32_t arch,
+                                                  int32_t nr);
+
 std::string disassemble(std::span<const plan::BpfInstruction> program);
 
 }  // namespace aasm::bpf

@@ -9,6 +9,8 @@
 #include <cerrno>
 #include <cstddef>
 #include <cstring>
+#include <map>
+#include <set>
 
 #include "kernel/bpf_interpreter.h"
 #include "kernel/raw_syscall.h"
@@ -105,48 +107,74 @@ std::optional<PreparedFilter> with_errno_answers_notified(const plan::SeccompPro
 
 namespace {
 
-// What a copy of the main program returns in place of `answer`, run on an
-// errno path `errno_answer` of a rule program before it: the kernel's
-// answer of the two where it is not the main program's errno (a tie, which
-// the main program, newer, would win), a notification where it is.
-uint32_t deferred_answer(uint32_t answer, uint32_t errno_answer) {
-  if (bpf::strictness(answer) < bpf::strictness(SECCOMP_RET_ERRNO)) return answer;
-  if (bpf::strictness(answer) == bpf::strictness(SECCOMP_RET_ERRNO)) return SECCOMP_RET_USER_NOTIF;
-  return errno_answer;
-}
-
 bool returns_accumulator(const plan::BpfInstruction& insn) {
   return BPF_CLASS(insn.code) == BPF_RET && BPF_RVAL(insn.code) != BPF_K;
 }
 
+// Answers that let a call go on to the kernel (or to a tracer): a rule's
+// errno beats them.
+bool lets_through(uint32_t action) {
+  return bpf::strictness(action) > bpf::strictness(SECCOMP_RET_USER_NOTIF);
+}
+
+// Copies of `rules` (those with an errno answer), one after the other, then
+// `RET answer`: a copy's errno
+// return notifies, its returns an errno beats go on to the next copy, and
+// the stricter ones (a kill, a trap: the rule installed before answers the
+// same) stay. Relative jumps stay valid inside each copy.
+std::vector<sock_filter> rules_then(std::span<const plan::SeccompProgram* const> rules, uint32_t answer) {
+  std::vector<sock_filter> chain;
+  for (const plan::SeccompProgram* rule : rules) {
+    if (std::none_of(rule->instructions.begin(), rule->instructions.end(), is_errno_return)) continue;
+    const size_t end = chain.size() + rule->instructions.size();
+    for (const plan::BpfInstruction& insn : rule->instructions) {
+      sock_filter copy{insn.code, insn.jt, insn.jf, insn.k};
+      if (is_errno_return(insn)) copy.k = SECCOMP_RET_USER_NOTIF;
+      else if (BPF_CLASS(insn.code) == BPF_RET && bpf::strictness(insn.k) > bpf::strictness(SECCOMP_RET_ERRNO))
+        copy = BPF_STMT(BPF_JMP | BPF_JA, uint32_t(end - chain.size() - 1));
+      chain.push_back(copy);
+    }
+  }
+  chain.push_back(BPF_STMT(BPF_RET | BPF_K, answer));
+  return chain;
+}
+
 }  // namespace
 
-std::optional<PreparedFilter> with_errno_answers_deferred(const plan::SeccompProgram& rule,
-                                                          const plan::SeccompProgram& main) {
-  const auto& code = rule.instructions;
-  if (std::any_of(code.begin(), code.end(), returns_accumulator) ||
-      std::any_of(main.instructions.begin(), main.instructions.end(), returns_accumulator))
-    return std::nullopt;
-  std::vector<std::pair<uint32_t, size_t>> copies;  // errno answer, offset after the program
-  std::vector<sock_filter> tail;
-  for (const plan::BpfInstruction& insn : code)
-    if (is_errno_return(insn) && std::none_of(copies.begin(), copies.end(), [&](const auto& c) { return c.first == insn.k; })) {
-      copies.emplace_back(insn.k, tail.size());
-      for (const plan::BpfInstruction& m : main.instructions)
-        tail.push_back({m.code, m.jt, m.jf, BPF_CLASS(m.code) == BPF_RET ? deferred_answer(m.k, insn.k) : m.k});
-    }
-  if (code.size() + tail.size() > BPF_MAXINSNS) return std::nullopt;
+PreparedFilter notifying_rule(const plan::SeccompProgram& rule) {
   PreparedFilter filter;
-  for (size_t pc = 0; pc < code.size(); ++pc) {
-    const plan::BpfInstruction& insn = code[pc];
-    if (!is_errno_return(insn)) {
-      filter.instructions.push_back({insn.code, insn.jt, insn.jf, insn.k});
-      continue;
-    }
-    const auto copy = std::find_if(copies.begin(), copies.end(), [&](const auto& c) { return c.first == insn.k; });
-    filter.instructions.push_back(BPF_STMT(BPF_JMP | BPF_JA, uint32_t(code.size() + copy->second - pc - 1)));
+  for (const plan::BpfInstruction& insn : rule.instructions)
+    filter.instructions.push_back({insn.code, insn.jt, insn.jf, is_errno_return(insn) ? SECCOMP_RET_USER_NOTIF : insn.k});
+  return filter;
+}
+
+std::optional<PreparedFilter> notifying_main(const plan::SeccompProgram& main, std::optional<int> notify_nr,
+                                            std::span<const plan::SeccompProgram* const> rules,
+                                            std::span<const int32_t> ruled) {
+  std::optional<PreparedFilter> filter = with_errno_answers_notified(main, notify_nr);
+  if (!filter || ruled.empty()) return filter;
+  for (const plan::SeccompProgram* rule : rules)
+    if (std::any_of(rule->instructions.begin(), rule->instructions.end(), returns_accumulator)) return std::nullopt;
+  // The returns of main that let a ruled number through, by the answer.
+  std::map<size_t, uint32_t> leaves;
+  for (const int32_t nr : ruled) {
+    const std::optional<std::set<size_t>> returns = bpf::reachable_returns(main.instructions, main.audit_arch, nr);
+    if (!returns) return std::nullopt;
+    for (const size_t pc : *returns)
+      if (lets_through(main.instructions[pc].k)) leaves.emplace(pc, main.instructions[pc].k);
   }
-  filter.instructions.insert(filter.instructions.end(), tail.begin(), tail.end());
+  std::map<uint32_t, size_t> chains;  // answer, offset after the program
+  std::vector<sock_filter> tail;
+  for (const auto& [pc, answer] : leaves)
+    if (chains.emplace(answer, tail.size()).second) {
+      const std::vector<sock_filter> chain = rules_then(rules, answer);
+      tail.insert(tail.end(), chain.begin(), chain.end());
+    }
+  const size_t end = filter->instructions.size(), prefix = end - main.instructions.size();
+  if (end + tail.size() > BPF_MAXINSNS) return std::nullopt;
+  for (const auto& [pc, answer] : leaves)
+    filter->instructions[prefix + pc] = BPF_STMT(BPF_JMP | BPF_JA, uint32_t(end + chains.at(answer) - (prefix + pc) - 1));
+  filter->instructions.insert(filter->instructions.end(), tail.begin(), tail.end());
   return filter;
 }
 

@@ -49,21 +49,34 @@ std::optional<PreparedFilter> with_errno_answers_notified(const plan::SeccompPro
                                                           std::optional<int> notify_nr,
                                                           std::span<const int32_t> kept_errno = {});
 
-// `rule` (a program installed before `main`, the plan's main program, which
-// goes in rewritten with the listener) with each errno answer deferred to
-// what `main` as written answers the same call: the errno where main lets
-// the call through (the kernel's answer of the two as written), a
-// notification where main answers with an errno too (then both filters
-// notify, the newest's listener, main's, gets the call, and the supervisor
-// gives the answer of the programs as written: listener_answers.h), and
-// main's own answer where main is stricter. Each errno return becomes a
-// forward jump to a copy of `main`, appended once per distinct errno, whose
-// returns are so replaced; every other path, and so every constant allow
-// the kernel's action cache serves, is as written. nullopt when either
-// program returns its accumulator or the result would pass the kernel's
-// length limit.
-std::optional<PreparedFilter> with_errno_answers_deferred(const plan::SeccompProgram& rule,
-                                                          const plan::SeccompProgram& main);
+// The rule programs (installed before the main program) answer their own
+// errno, and the kernel takes the strictest answer of all filters: an errno
+// beats a notification, so the main program notifying alone would never see
+// a call a rule refuses. Both go in notifying instead. Where two filters
+// notify, the newest one's listener gets the call (seccomp_run_filters() keeps
+// the first of equal actions, walking from the newest), and the main
+// program, installed last, holds the run's listener; its supervisor answers
+// what the programs as written answer (supervisor/listener_answers.h).
+//
+// `rule` with each errno return a notification, every other path as
+// written (its constant allows stay cacheable). Alone, such a filter makes
+// the kernel answer ENOSYS: it holds no listener. So it must go in only
+// below a main program that notifies the same calls (notifying_main) with
+// the listener.
+PreparedFilter notifying_rule(const plan::SeccompProgram& rule);
+
+// `main` as with_errno_answers_notified(main, notify_nr) rewrites it, and
+// each return that lets one of `ruled` through (the numbers one of `rules`
+// may answer with an errno: supervisor/listener_answers.h
+// rule_errno_numbers) a forward jump to copies of `rules` appended after the
+// program, which notify where a rule answers an errno, go on where it lets
+// the call through, and end with the return they replaced. Returns no ruled
+// number reaches are as written: a call only they answer runs what it ran,
+// and stays cached. nullopt when a program returns its accumulator or the
+// result would pass the kernel's length limit.
+std::optional<PreparedFilter> notifying_main(const plan::SeccompProgram& main, std::optional<int> notify_nr,
+                                            std::span<const plan::SeccompProgram* const> rules,
+                                            std::span<const int32_t> ruled);
 
 // Installs the filter with a new listener. Returns the listener descriptor
 // (close-on-exec) or -errno: EBUSY when a filter of an outer sandbox already

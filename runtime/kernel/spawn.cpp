@@ -207,11 +207,8 @@ int exec(const char* path, char* const argv[], char* const envp[]) {
   return int(-raw::syscall4(SYS_execve, long(path), long(argv), long(envp)));
 }
 
-int exec_descriptor(int fd, const char* proc_path, char* const argv[], char* const envp[]) {
-  const int error = int(-raw::syscall6(SYS_execveat, fd, long(""), long(argv), long(envp), AT_EMPTY_PATH));
-  if (error != EACCES && error != EPERM) return error;
-  const int fallback = int(-raw::syscall4(SYS_execve, long(proc_path), long(argv), long(envp)));
-  return fallback == ENOENT ? error : fallback;
+int exec_descriptor(int fd, char* const argv[], char* const envp[]) {
+  return int(-raw::syscall6(SYS_execveat, fd, long(""), long(argv), long(envp), AT_EMPTY_PATH));
 }
 
 }  // namespace aasm::spawn

@@ -80,12 +80,9 @@ struct Options {
 pid_t start(const Options& options, int (*child)(void*), void* argument, const std::function<bool()>& alongside);
 
 // For the child: execve of an open file (a pinned executable, checked
-// through this descriptor): execveat(fd, "", AT_EMPTY_PATH), and where that
-// is refused with EACCES or EPERM (the plan's own filter may refuse it: the
-// safe default @descriptor-exec), execve of `proc_path` ("/proc/self/fd/N",
-// made by the caller before the clone): the same open file, no path to race.
-// Returns the errno (the first one where the /proc path does not exist).
-int exec_descriptor(int fd, const char* proc_path, char* const argv[], char* const envp[]);
+// through this descriptor): execveat(fd, "", AT_EMPTY_PATH), through the raw
+// system call. Returns errno when it fails.
+int exec_descriptor(int fd, char* const argv[], char* const envp[]);
 
 // For the child: waits (futex) until the supervisor's `alongside` is done.
 // Before the child installs anything that could forbid futex.

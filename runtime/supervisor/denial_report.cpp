@@ -1,7 +1,10 @@
 #include "supervisor/denial_report.h"
 
+#include <sys/socket.h>
+
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <initializer_list>
 #include <optional>
@@ -185,7 +188,7 @@ class Join {
 
   void unix_sockets(const std::string& socket) {
     const std::string allow = "{allow: [" + as_template(socket, context_) + "]}";
-    for (const ProvenanceEntry* e : find([](const ProvenanceEntry& e) { return e.key == "ipc.unix_sockets"; })) {
+    for (const ProvenanceEntry* e : find([](const ProvenanceEntry& e) { return e.key == "ipc.unix_sockets" && e.item.empty(); })) {
       if (e->value == "deny") refused_by(*e, e->key, "set", allow, "");
       else if (!granted(e->source, {"ipc.unix_sockets.allow"}))
         refused_by(*e, "ipc.unix_sockets.allow", "add", as_template(socket, context_), "");
@@ -198,7 +201,7 @@ class Join {
     const std::string node = bind ? "network.bind" : "network.outbound";
     const std::string port = "tcp:" + std::to_string(d_.port);
     const std::string widens = "the network";
-    for (const ProvenanceEntry* e : find([&](const ProvenanceEntry& e) { return e.key == node; })) {
+    for (const ProvenanceEntry* e : find([&](const ProvenanceEntry& e) { return e.key == node && e.item.empty(); })) {
       const bool listed = !find([&](const ProvenanceEntry& x) {
                              return x.source == e->source && x.key == node + ".allow" && x.item == port;
                            }).empty();
@@ -247,6 +250,7 @@ class Join {
       else if ((e->key == "syscalls.rules" || e->key == "capabilities.deny") && refuses(e->value))
         refused_by(*e, e->key, "change", call->name, widens);
       else if (e->key == "syscalls.safe_default") safe_default(*e, allow_rule, widens);
+      else if (e->key == "ipc.unix_sockets" || e->key == "network.outbound") socket_rule(*e, call->name);
     }
     if (!out_.policy.empty()) return;
     // Not denied by name: an allowlist without it, answered with the default.
@@ -256,6 +260,35 @@ class Join {
     if (out_.policy.empty()) return;
     for (const ProvenanceEntry* e : find([](const ProvenanceEntry& e) { return e.key == "syscalls.default"; }))
       out_.policy.push_back(line_of(*e));
+  }
+
+  // A socket rule of ipc.unix_sockets `deny` or of network.outbound
+  // (compiler/backend/socket_rules.h), by its errno and, for socket() and
+  // socketpair(), the domain: only the ipc rules refuse AF_UNIX.
+  void socket_rule(const ProvenanceEntry& e, const std::string& call) {
+    if (!d_.error || e.value.rfind("errno:" + errno_name(d_.error), 0) != 0) return;
+    const bool ipc = e.key == "ipc.unix_sockets";
+    if ((call == "socket" || call == "socketpair") && (argument(0) == uint64_t(AF_UNIX)) != ipc) return;
+    if (e.source == plan::kNoSource) {  // the default of a confined filesystem
+      out_.policy.push_back(line_of(e));
+      out_.note = "ipc.unix_sockets is deny by default where the filesystem is confined; a document that sets it "
+                  "to an allow-list lets unix sockets by path";
+      return;
+    }
+    if (ipc) refused_by(e, e.key, "set", "{allow: [/]}", "unix sockets by path, every one the filesystem rules reach");
+    else {
+      out_.policy.push_back(line_of(e));
+      out_.note = "network.outbound's socket rules refuse what Landlock does not see; listing the TCP ports the "
+                  "command connects to (network.outbound: {allow: [tcp:PORT]}) lets it make inet stream sockets";
+    }
+  }
+
+  // Argument `i` of the call, where the program read it (Denial::arguments).
+  std::optional<uint64_t> argument(int i) const {
+    const std::string key = "arg" + std::to_string(i) + "=0x";
+    const size_t at = d_.arguments.find(key);
+    if (at == std::string::npos) return std::nullopt;
+    return std::strtoull(d_.arguments.c_str() + at + key.size(), nullptr, 16);
   }
 
   // A safe default no document wrote: an `allow` rule opts out of it (for

@@ -101,11 +101,10 @@ std::optional<std::vector<int32_t>> stretch_starts(const plan::SeccompProgram& p
   return std::vector<int32_t>(starts.begin(), starts.end());
 }
 
-// Adds to `numbers` each number of `rule` that it and `main` may both
-// answer with an errno. The cheap test of the kernel's cache first: most
-// numbers one of them allows outright, and the walk of every path is what
-// costs.
-void add_errno_overlaps(const plan::SeccompProgram& main, const plan::SeccompProgram& rule, std::set<int32_t>& numbers) {
+// Adds to `numbers` each number `rule` may answer with an errno. The cheap
+// test of the kernel's cache first: most numbers a rule allows outright,
+// and the walk of every path is what costs.
+void add_errno_numbers(const plan::SeccompProgram& rule, std::set<int32_t>& numbers) {
   std::optional<std::vector<int32_t>> starts = stretch_starts(rule);
   if (!starts) {
     starts.emplace();
@@ -113,23 +112,31 @@ void add_errno_overlaps(const plan::SeccompProgram& main, const plan::SeccompPro
   }
   for (size_t i = 0; i + 1 < starts->size(); ++i) {
     const int32_t first = (*starts)[i], end = (*starts)[i + 1];
-    if (bpf::is_constant_allow(rule.instructions, rule.audit_arch, first)) continue;
-    std::vector<int32_t> suspects;
-    for (int32_t nr = first; nr < end; ++nr)
-      if (!bpf::is_constant_allow(main.instructions, main.audit_arch, nr)) suspects.push_back(nr);
-    if (suspects.empty() || !may_answer_errno(rule, first)) continue;
-    for (const int32_t nr : suspects)
-      if (may_answer_errno(main, nr)) numbers.insert(nr);
+    if (bpf::is_constant_allow(rule.instructions, rule.audit_arch, first) || !may_answer_errno(rule, first)) continue;
+    for (int32_t nr = first; nr < end; ++nr) numbers.insert(nr);
   }
 }
 
 }  // namespace
 
+std::vector<int32_t> rule_errno_numbers(const std::vector<const plan::SeccompProgram*>& rules) {
+  std::set<int32_t> numbers;
+  for (const plan::SeccompProgram* rule : rules) add_errno_numbers(*rule, numbers);
+  return std::vector<int32_t>(numbers.begin(), numbers.end());
+}
+
 std::vector<int32_t> shared_errno_numbers(const plan::SeccompProgram& main,
                                           const std::vector<const plan::SeccompProgram*>& rules) {
-  std::set<int32_t> numbers;
-  for (const plan::SeccompProgram* rule : rules) add_errno_overlaps(main, *rule, numbers);
-  return std::vector<int32_t>(numbers.begin(), numbers.end());
+  std::vector<int32_t> numbers = rule_errno_numbers(rules);
+  std::erase_if(numbers, [&](int32_t nr) {
+    return bpf::is_constant_allow(main.instructions, main.audit_arch, nr) || !may_answer_errno(main, nr);
+  });
+  return numbers;
+}
+
+std::optional<int> errno_of(uint32_t action) {
+  if ((action & SECCOMP_RET_ACTION_FULL) != SECCOMP_RET_ERRNO) return std::nullopt;
+  return int(std::min<uint32_t>(action & SECCOMP_RET_DATA, kMaxErrno));
 }
 
 std::string rewrite_conflict(const plan::SeccompProgram& main, bool connect) {
@@ -146,8 +153,8 @@ void ListenerAnswers::answer_one(int listener, denials::Log* log) {
   if (!seccomp::receive_notification(listener, call)) return;
   std::optional<bpf::StackOutcome> decided;
   if (!observed_.empty()) decided = bpf::run_stack(observed_, data_of(call));
-  if (decided && (decided->action & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_ERRNO) {
-    const int error = int(std::min<uint32_t>(decided->action & SECCOMP_RET_DATA, kMaxErrno));
+  if (const std::optional<int> answer = decided ? errno_of(decided->action) : std::nullopt) {
+    const int error = *answer;
     seccomp::answer_error(listener, call.id, error);
     if (log) {
       denials::Denial denial;

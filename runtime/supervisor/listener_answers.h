@@ -1,8 +1,8 @@
 // What the supervisor answers through the run's one seccomp listener
 // (kernel/seccomp_notify.h): the plan's errno answers, which the listener's
 // filter (the main program, rewritten) hands over instead of answering
-// itself, with those of the rule programs before it that the main program
-// refuses too (their errno answers deferred to it), and the connect() calls
+// itself, those of the rule programs before it too (each goes in notifying,
+// and the main program notifies the same calls), and the connect() calls
 // ConnectAnswers words.
 //
 // For each call the supervisor runs the installed programs as written on
@@ -20,6 +20,7 @@
 #include <linux/seccomp.h>
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -49,14 +50,22 @@ class ListenerAnswers {
   ConnectAnswers* connect_;
 };
 
-// The numbers both `main` (the main program) and one of `rules` (the
-// programs installed before it) may answer with an errno. Among equal
-// actions the kernel lets the main program's win (the newest filter's), but
-// a rule's errno beats a notification, so notifying main's errno answers
-// for them alone would change the answer: the rules go in with their errno
-// answers deferred to main's (seccomp::with_errno_answers_deferred), or,
-// where that cannot be, main keeps its errno answers for these numbers and
-// the listener never sees them (the launch report says so). Sorted.
+// The errno a SECCOMP_RET_ERRNO answer `action` gives (the kernel caps
+// it at MAX_ERRNO; 0: the call returns 0 without running), nullopt for any
+// other answer.
+std::optional<int> errno_of(uint32_t action);
+
+// The numbers (below 1024: the x32 range and beyond the programs' header
+// kills) one of `rules`, the programs installed before the main one, may
+// answer with an errno, whatever the arguments. The launcher sends them to
+// the listener too (seccomp::notifying_main). Sorted.
+std::vector<int32_t> rule_errno_numbers(const std::vector<const plan::SeccompProgram*>& rules);
+
+// Those of them `main` may answer with an errno too. Among equal actions the
+// kernel lets the main program's win (the newest filter's), but a rule's
+// errno beats a notification: where the rules cannot go in notifying
+// (seccomp::notifying_rule), main keeps its errno answers for these numbers
+// and the listener never sees them (the launch report says so). Sorted.
 std::vector<int32_t> shared_errno_numbers(const plan::SeccompProgram& main,
                                           const std::vector<const plan::SeccompProgram*>& rules);
 

@@ -13,12 +13,13 @@
 // A third child runs the programs as aasm-launch installs them: the main one
 // rewritten, its errno answers and connect() sent to a listener
 // (kernel/seccomp_notify.h), installed with it (issue 14), and the rule
-// programs that share errno'd numbers with it (shared_errno_numbers) with
-// their errno answers deferred to it (with_errno_answers_deferred): allowed
-// calls must cost what they cost under the programs as written. The
-// interpreter's counts compare the same for every allowed number, and for
-// the launcher's fallback where the rules cannot be deferred (the main
-// program keeps its errno for the shared numbers).
+// programs notifying their errno answers (notifying_rule) while the main
+// program notifies the same calls (notifying_main: its returns that let a
+// ruled number through go on to copies of the rules). Allowed calls the
+// kernel's cache serves cost nothing either way; the interpreter's counts
+// compare the others, as written, as installed, and for the launcher's
+// fallback where the rules cannot go in notifying (the main program keeps
+// its errno for the numbers it shares with a rule).
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -139,35 +140,30 @@ int main(int argc, char** argv) {
   std::printf("policy: %s; %zu programs, %zu instructions; %ld calls per run, %d rounds A (filtered) / B (none)\n",
               path.c_str(), native->size(), instructions, iterations, rounds);
   std::vector<aasm::plan::SeccompProgram> observed = *native;
-  // As the launcher's preparation does: the rule programs that may answer
-  // a number with an errno the main program may too go in deferred to it.
+  // As the launcher's preparation does (launcher/preparation.cpp
+  // prepare_listener).
   std::vector<const aasm::plan::SeccompProgram*> rules;
   for (size_t i = 0; i + 1 < native->size(); ++i) rules.push_back(&(*native)[i]);
+  const std::vector<int32_t> ruled = aasm::rule_errno_numbers(rules);
   const std::vector<int32_t> kept = aasm::shared_errno_numbers(native->back(), rules);
   const auto as_plan = [](const aasm::seccomp::PreparedFilter& f) {
     std::vector<aasm::plan::BpfInstruction> p;
     for (const sock_filter& i : f.instructions) p.push_back({i.code, i.jt, i.jf, i.k});
     return p;
   };
-  size_t deferred = 0;
-  for (size_t i = 0; i < rules.size(); ++i) {
-    if (aasm::shared_errno_numbers(native->back(), {rules[i]}).empty()) continue;
-    const auto rule = aasm::seccomp::with_errno_answers_deferred(*rules[i], native->back());
-    if (!rule) return 2;
-    observed[i].instructions = as_plan(*rule);
-    ++deferred;
-  }
-  const auto rewritten = aasm::seccomp::with_errno_answers_notified(native->back(), SYS_connect);
+  for (size_t i = 0; i < rules.size(); ++i) observed[i].instructions = as_plan(aasm::seccomp::notifying_rule(*rules[i]));
+  const auto rewritten = aasm::seccomp::notifying_main(native->back(), SYS_connect, rules, ruled);
   const auto with_kept = aasm::seccomp::with_errno_answers_notified(native->back(), SYS_connect, kept);
   if (!rewritten || !with_kept) return 2;
   observed.back().instructions = as_plan(*rewritten);
   size_t installed = 0;
   for (const auto& p : observed) installed += p.instructions.size();
-  std::printf("as installed: %zu instructions; %zu call numbers shared with a rule, %zu rule programs deferred\n",
-              installed, kept.size(), deferred);
+  std::printf("as installed: %zu instructions (main program %zu -> %zu); %zu call numbers a rule may refuse with an "
+              "errno, %zu of them the main program may too\n",
+              installed, native->back().instructions.size(), rewritten->instructions.size(), ruled.size(), kept.size());
   // The interpreter's count over every number all the programs allow (all
-  // arguments 0): the deferral and the kept numbers' tests must add nothing
-  // to those paths.
+  // arguments 0), and over those the kernel's cache does not serve (some
+  // program looks past the number): only those run any BPF.
   std::vector<aasm::plan::SeccompProgram> kept_stack = *native;
   kept_stack.back().instructions = as_plan(*with_kept);
   const auto executed = [](const std::vector<aasm::plan::SeccompProgram>& stack, const aasm::bpf::SeccompData& data) {
@@ -175,7 +171,13 @@ int main(int argc, char** argv) {
     for (const auto& p : stack) sum += aasm::bpf::run(p.instructions, data)->executed;
     return sum;
   };
+  const auto cached = [](const std::vector<aasm::plan::SeccompProgram>& stack, int32_t nr) {
+    return std::all_of(stack.begin(), stack.end(),
+                       [nr](const auto& p) { return aasm::bpf::is_constant_allow(p.instructions, kNativeArch, nr); });
+  };
   size_t allowed = 0, written = 0, as_installed = 0, keeping = 0;
+  size_t uncached = 0, uncached_written = 0, uncached_installed = 0;
+  std::string cache_lost;  // connect() by design: the supervisor answers it
   for (int32_t nr = 0; nr < 1024; ++nr) {
     aasm::bpf::SeccompData data;
     data.nr = nr;
@@ -186,10 +188,21 @@ int main(int argc, char** argv) {
     written += executed(*native, data);
     as_installed += executed(observed, data);
     keeping += executed(kept_stack, data);
+    if (cached(*native, nr)) {
+      if (!cached(observed, nr)) cache_lost += (cache_lost.empty() ? "" : ", ") + std::to_string(nr);
+      continue;
+    }
+    ++uncached;
+    uncached_written += executed(*native, data);
+    uncached_installed += executed(observed, data);
   }
   std::printf("BPF instructions run by all %zu programs for the %zu numbers they allow: as written %zu, as installed "
-              "(rules deferred, main rewritten) %zu, main keeping the shared numbers' errno instead %zu\n",
+              "(rules and main notifying) %zu, main keeping the shared numbers' errno instead %zu\n",
               native->size(), allowed, written, as_installed, keeping);
+  std::printf("of them the %zu the kernel's cache does not serve: as written %zu, as installed %zu; numbers the "
+              "cache no longer serves as installed: %s (connect, %d, goes to the supervisor by design)\n",
+              uncached, uncached_written, uncached_installed, cache_lost.empty() ? "none" : cache_lost.c_str(),
+              int(SYS_connect));
   std::printf("%-22s %14s %14s %14s %8s %8s\n", "call", "filtered ns", "unfiltered ns", "observed ns", "ratio",
               "obs/filt");
   for (Call call : {Call::kGetppid, Call::kRead0, Call::kIoctlFionread}) {

@@ -12,6 +12,9 @@
 // started (its pid from fork), and the probe it waits on is found by the
 // marker path only this test uses.
 #include <dirent.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/prctl.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -248,10 +251,10 @@ TEST_CASE("denials: killing the supervisor while a refused call waits on its lis
 
 // Under a shipped profile narrowed by an allowlist tier, the main program
 // answers socket() with an errno and so does the profile's unix-socket rule
-// (ipc.unix_sockets: deny), in a filter installed before the main one: the
-// rule's errno answers go in deferred to the main program
-// (seccomp::with_errno_answers_deferred), so socket(AF_UNIX) reaches the
-// listener and gets the kernel's answer of the two as written, the main
+// (ipc.unix_sockets: deny), in a filter installed before the main one: both
+// go in notifying (seccomp::notifying_rule, notifying_main), so
+// socket(AF_UNIX) reaches the listener and gets the kernel's answer of the
+// two as written, the main
 // program's EPERM (the newer filter's among equal actions), recorded with
 // the tier's line. mkdirat, which the tier's allowlist omits, is recorded
 // too; nothing is named unseen for being refused by both.
@@ -290,6 +293,154 @@ TEST_CASE("denials: under a shipped profile with a unix-socket rule, a call both
     const std::string open = compile_spec(dir, "allow-socket", "  syscalls:\n    default: \"errno:EPERM\"\n    deny: [unlinkat]\n");
     CHECK_RUN(probe_with_receipt(dir, open, {"socket", "unix"}), 0, "OK\n");
     CHECK(seccomp_entries(dir).empty());
+  }
+}
+
+// The shipped profile as it is: its main program (a denylist) allows
+// socket(), and only the unix-socket rule of ipc.unix_sockets: deny refuses
+// AF_UNIX, in a filter installed before the main one. The rule goes in
+// notifying and the main program notifies the same call (copies of the rule
+// after its allow), so the refusal reaches the listener: recorded with the
+// rule's EACCES, the profile's ipc line and the edit that allows it, and
+// nothing named unseen for argument rules.
+TEST_CASE("denials: a call only an argument rule refuses (the main program allows it) is recorded with the rule's line") {
+  TempDir dir("/var/tmp");  // the profile's view makes /tmp private: the launch directory is outside it
+  const std::string probe = dir / "aasm-probe";
+  REQUIRE(run({"/bin/cp", binary("AASM_PROBE"), probe}).exit_code == 0);
+  const std::string profile = binary("AASM_PROFILES") + "/coding-agent.yaml";
+  REQUIRE(run({binary("AASMC"), "compile", profile, "-o", "plan.bin"}, dir.path()).exit_code == 0);
+  const auto launch = [&](const std::string& plan, const std::vector<std::string>& args) {
+    std::vector<std::string> argv = {"/usr/bin/timeout", "-s", "KILL", "60", binary("AASM_LAUNCH"), "--denials=full",
+                                     "--receipt", dir / "receipt.json", plan, "--", probe};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return run(argv, dir.path());
+  };
+  const Run r = launch(dir / "plan.bin", {"socket", "unix"});
+  CHECK_RUN(r, 1, "EACCES\n");
+  const std::string denials_text = receipt_denials(dir).dump();
+  INFO("denials: ", denials_text);
+  REQUIRE(recorded(dir, "socket", "EACCES", "listener"));
+  const nlohmann::json entry = seccomp_entries(dir)[0];
+  REQUIRE(entry.at("policy").size() == 1);
+  CHECK(entry.at("policy")[0].at("key") == "ipc.unix_sockets");
+  CHECK(entry.at("policy")[0].at("line") == 88);  // profiles/coding-agent.yaml: `unix_sockets: deny`
+  REQUIRE(entry.at("edits").size() == 1);
+  CHECK(entry.at("edits")[0].at("op") == "set");
+  CHECK(entry.at("edits")[0].at("item") == "{allow: [/]}");
+  CHECK(contains(r.err, "socket -> EACCES  x1"));
+  CHECK_FALSE(contains(r.err, "by an argument rule"));
+
+  SUBCASE("control: an inet socket, which the main program and every rule allow, is made and nothing is recorded") {
+    // The profile's network rules refuse inet sockets (outbound none):
+    // a plan with only the ipc section keeps AF_UNIX refused, inet allowed.
+    write_file(dir / "ipc.yaml", "apiVersion: aasm.dev/v1\nkind: Policy\nmetadata: {name: ipc-only, tier: org}\nspec:\n"
+                                 "  ipc:\n    unix_sockets: deny\n");
+    REQUIRE(run({binary("AASMC"), "compile", "ipc.yaml", "-o", "ipc.bin"}, dir.path()).exit_code == 0);
+    CHECK_RUN(launch(dir / "ipc.bin", {"socket", "inet"}), 0, "OK\n");
+    CHECK(seccomp_entries(dir).empty());
+    CHECK_RUN(launch(dir / "ipc.bin", {"socket", "unix"}), 1, "EACCES\n");
+    CHECK(recorded(dir, "socket", "EACCES", "listener"));
+  }
+  SUBCASE("control: under an allow-all plan the same probe makes its unix socket") {
+    write_file(dir / "open.yaml", "apiVersion: aasm.dev/v1\nkind: Policy\nmetadata: {name: open, tier: org}\nspec:\n"
+                                  "  syscalls:\n    default: \"errno:EPERM\"\n    deny: [reboot]\n");
+    REQUIRE(run({binary("AASMC"), "compile", "open.yaml", "-o", "open.bin"}, dir.path()).exit_code == 0);
+    CHECK_RUN(launch(dir / "open.bin", {"socket", "unix"}), 0, "OK\n");
+    CHECK(seccomp_entries(dir).empty());
+  }
+}
+
+// The profile as it is, the call only the rule refuses: with the supervisor
+// stopped the call waits on the listener, with it killed the kernel answers
+// ENOSYS (the rule's own notification, no listener), never the call.
+TEST_CASE("denials: killing the supervisor while a call only an argument rule refuses waits never lets the call through") {
+  TempDir dir("/var/tmp");
+  const std::string probe = dir / "aasm-probe";
+  REQUIRE(run({"/bin/cp", binary("AASM_PROBE"), probe}).exit_code == 0);
+  const std::string marker = dir / "bound-while-waiting";
+  const WaitingLaunch command(dir / "go", probe, "unix-bind " + marker);
+  const std::string profile = binary("AASM_PROFILES") + "/coding-agent.yaml";
+  REQUIRE(run({binary("AASMC"), "compile", profile, "-o", "plan.bin"}, dir.path()).exit_code == 0);
+  kill_supervisor_while_waiting(command, command.start(dir / "plan.bin", dir.path()), marker, SYS_socket);
+  CHECK_FALSE(exists(marker));
+
+  SUBCASE("control: under an allow-all plan the same command binds its socket") {
+    ::unlink(command.go.c_str());
+    write_file(dir / "open.yaml", "apiVersion: aasm.dev/v1\nkind: Policy\nmetadata: {name: open, tier: org}\nspec:\n"
+                                  "  syscalls:\n    default: \"errno:EPERM\"\n    deny: [reboot]\n");
+    REQUIRE(run({binary("AASMC"), "compile", "open.yaml", "-o", "open.bin"}, dir.path()).exit_code == 0);
+    const pid_t launcher = command.start(dir / "open.bin", dir.path());
+    ReapOnExit reaper(launcher);
+    sleep_ms(200);
+    write_file(command.go, "");
+    int status = 0;
+    REQUIRE(::waitpid(launcher, &status, 0) == launcher);
+    reaper.release();
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+    CHECK(exists(marker));
+  }
+}
+
+// Under a filter of its own (an outer sandbox's), the launcher cannot tell
+// whether that filter holds a listener, which would leave the main program
+// to go in as written: the rule programs go in as written too (a rule's
+// notification with nobody listening would be answered ENOSYS), so the call
+// is still refused with the rule's errno, by the kernel, and the report
+// names what it did not see and why.
+TEST_CASE("denials: under an outer seccomp filter an argument rule's errno is answered by the kernel and named unseen") {
+  TempDir dir("/var/tmp");
+  const std::string probe = dir / "aasm-probe";
+  REQUIRE(run({"/bin/cp", binary("AASM_PROBE"), probe}).exit_code == 0);
+  const std::string profile = binary("AASM_PROFILES") + "/coding-agent.yaml";
+  REQUIRE(run({binary("AASMC"), "compile", profile, "-o", "plan.bin"}, dir.path()).exit_code == 0);
+  const std::string launch = binary("AASM_LAUNCH"), plan = dir / "plan.bin";
+  const auto probe_socket = [&](bool outer_filter) {
+    return run_forked([&] {
+      if (::chdir(dir.path().c_str()) != 0) return 125;
+      sock_filter allow = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+      sock_fprog program{1, &allow};
+      if (outer_filter && (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+                           ::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &program) != 0))
+        return 125;
+      const char* argv[] = {launch.c_str(), "--denials=full", plan.c_str(), "--", probe.c_str(), "socket", "unix", nullptr};
+      ::execve(argv[0], const_cast<char**>(argv), environ);
+      return 127;
+    });
+  };
+  const Run r = probe_socket(true);
+  CHECK_RUN(r, 1, "EACCES\n");
+  CHECK(contains(r.err, "by an argument rule"));
+  CHECK(contains(r.err, "under an outer seccomp filter"));
+  CHECK_FALSE(contains(r.err, "socket -> EACCES"));
+
+  SUBCASE("control: without the outer filter the same refusal is recorded") {
+    const Run own = probe_socket(false);
+    CHECK_RUN(own, 1, "EACCES\n");
+    CHECK(contains(own.err, "socket -> EACCES  x1"));
+    CHECK_FALSE(contains(own.err, "by an argument rule"));
+  }
+}
+
+// The child's own exec, after its filters: were it refused with an errno,
+// the filters would hand it to the listener, which the supervisor reads
+// only after the exec. The child answers it itself with the programs as
+// written: the launch fails at once (126, the errno named), never waits.
+TEST_CASE("denials: a plan that refuses execve with an errno fails the launch with that errno, without waiting") {
+  TempDir dir;
+  write_file(dir / "noexec.yaml", "apiVersion: aasm.dev/v1\nkind: Policy\nmetadata: {name: noexec, tier: org}\nspec:\n"
+                                  "  syscalls:\n    default: \"errno:EPERM\"\n    deny: [execve]\n");
+  REQUIRE(run({binary("AASMC"), "compile", "noexec.yaml", "-o", "noexec.bin"}, dir.path()).exit_code == 0);
+  const Run r = run({"/usr/bin/timeout", "-s", "KILL", "20", binary("AASM_LAUNCH"), dir / "noexec.bin", "--", "/bin/true"});
+  INFO("stderr: ", r.err);
+  CHECK(r.exit_code == 126);
+  CHECK(contains(r.err, "execve: Operation not permitted"));
+
+  SUBCASE("control: the same plan denying another call runs the command") {
+    write_file(dir / "exec.yaml", "apiVersion: aasm.dev/v1\nkind: Policy\nmetadata: {name: exec, tier: org}\nspec:\n"
+                                  "  syscalls:\n    default: \"errno:EPERM\"\n    deny: [reboot]\n");
+    REQUIRE(run({binary("AASMC"), "compile", "exec.yaml", "-o", "exec.bin"}, dir.path()).exit_code == 0);
+    CHECK(run({"/usr/bin/timeout", "-s", "KILL", "20", binary("AASM_LAUNCH"), dir / "exec.bin", "--", "/bin/true"}).exit_code == 0);
   }
 }
 
