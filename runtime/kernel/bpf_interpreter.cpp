@@ -5,6 +5,8 @@
 
 #include <cstddef>
 #include <cstdio>
+#include <set>
+#include <utility>
 #include <vector>
 
 namespace aasm::bpf {
@@ -168,18 +170,20 @@ std::optional<std::set<size_t>> reachable_returns(std::span<const BpfInstruction
   struct State {
     size_t pc;
     std::optional<uint32_t> a;
-    auto operator<=>(const State&) const = default;
   };
   std::set<size_t> returns;
-  std::set<State> seen;
+  // Seen states: a flag per instruction for an unknown accumulator (most of
+  // them, past the arguments' loads), a set for the known ones.
+  std::vector<uint8_t> seen_unknown(program.size(), 0);
+  std::set<std::pair<size_t, uint32_t>> seen_known;
   std::vector<State> pending{{0, std::nullopt}};
   while (!pending.empty()) {
     State state = pending.back();
     pending.pop_back();
-    if (state.pc >= program.size() || !seen.insert(state).second) {
-      if (state.pc >= program.size()) return std::nullopt;
-      continue;
-    }
+    if (state.pc >= program.size()) return std::nullopt;
+    const bool fresh = state.a ? seen_known.emplace(state.pc, *state.a).second
+                               : !std::exchange(seen_unknown[state.pc], uint8_t(1));
+    if (!fresh) continue;
     const BpfInstruction& insn = program[state.pc];
     const uint16_t cls = BPF_CLASS(insn.code);
     const auto next = [&](size_t pc, std::optional<uint32_t> a) { pending.push_back({pc, a}); };
