@@ -333,19 +333,15 @@ TEST_CASE("denials: a call only an argument rule refuses (the main program allow
   SUBCASE("control: an inet socket, which the main program and every rule allow, is made and nothing is recorded") {
     // The profile's network rules refuse inet sockets (outbound none):
     // a plan with only the ipc section keeps AF_UNIX refused, inet allowed.
-    write_file(dir / "ipc.yaml", "apiVersion: aasm.dev/v1\nkind: Policy\nmetadata: {name: ipc-only, tier: org}\nspec:\n"
-                                 "  ipc:\n    unix_sockets: deny\n");
-    REQUIRE(run({binary("AASMC"), "compile", "ipc.yaml", "-o", "ipc.bin"}, dir.path()).exit_code == 0);
-    CHECK_RUN(launch(dir / "ipc.bin", {"socket", "inet"}), 0, "OK\n");
+    const std::string ipc_only = compile_spec(dir, "ipc-only", "  ipc:\n    unix_sockets: deny\n");
+    CHECK_RUN(launch(ipc_only, {"socket", "inet"}), 0, "OK\n");
     CHECK(seccomp_entries(dir).empty());
-    CHECK_RUN(launch(dir / "ipc.bin", {"socket", "unix"}), 1, "EACCES\n");
+    CHECK_RUN(launch(ipc_only, {"socket", "unix"}), 1, "EACCES\n");
     CHECK(recorded(dir, "socket", "EACCES", "listener"));
   }
   SUBCASE("control: under an allow-all plan the same probe makes its unix socket") {
-    write_file(dir / "open.yaml", "apiVersion: aasm.dev/v1\nkind: Policy\nmetadata: {name: open, tier: org}\nspec:\n"
-                                  "  syscalls:\n    default: \"errno:EPERM\"\n    deny: [reboot]\n");
-    REQUIRE(run({binary("AASMC"), "compile", "open.yaml", "-o", "open.bin"}, dir.path()).exit_code == 0);
-    CHECK_RUN(launch(dir / "open.bin", {"socket", "unix"}), 0, "OK\n");
+    const std::string open = compile_spec(dir, "open", "  syscalls:\n    default: \"errno:EPERM\"\n    deny: [reboot]\n");
+    CHECK_RUN(launch(open, {"socket", "unix"}), 0, "OK\n");
     CHECK(seccomp_entries(dir).empty());
   }
 }
@@ -366,10 +362,8 @@ TEST_CASE("denials: killing the supervisor while a call only an argument rule re
 
   SUBCASE("control: under an allow-all plan the same command binds its socket") {
     ::unlink(command.go.c_str());
-    write_file(dir / "open.yaml", "apiVersion: aasm.dev/v1\nkind: Policy\nmetadata: {name: open, tier: org}\nspec:\n"
-                                  "  syscalls:\n    default: \"errno:EPERM\"\n    deny: [reboot]\n");
-    REQUIRE(run({binary("AASMC"), "compile", "open.yaml", "-o", "open.bin"}, dir.path()).exit_code == 0);
-    const pid_t launcher = command.start(dir / "open.bin", dir.path());
+    const std::string open = compile_spec(dir, "open", "  syscalls:\n    default: \"errno:EPERM\"\n    deny: [reboot]\n");
+    const pid_t launcher = command.start(open, dir.path());
     ReapOnExit reaper(launcher);
     sleep_ms(200);
     write_file(command.go, "");
@@ -428,19 +422,15 @@ TEST_CASE("denials: under an outer seccomp filter an argument rule's errno is an
 // written: the launch fails at once (126, the errno named), never waits.
 TEST_CASE("denials: a plan that refuses execve with an errno fails the launch with that errno, without waiting") {
   TempDir dir;
-  write_file(dir / "noexec.yaml", "apiVersion: aasm.dev/v1\nkind: Policy\nmetadata: {name: noexec, tier: org}\nspec:\n"
-                                  "  syscalls:\n    default: \"errno:EPERM\"\n    deny: [execve]\n");
-  REQUIRE(run({binary("AASMC"), "compile", "noexec.yaml", "-o", "noexec.bin"}, dir.path()).exit_code == 0);
-  const Run r = run({"/usr/bin/timeout", "-s", "KILL", "20", binary("AASM_LAUNCH"), dir / "noexec.bin", "--", "/bin/true"});
+  const std::string noexec = compile_spec(dir, "noexec", "  syscalls:\n    default: \"errno:EPERM\"\n    deny: [execve]\n");
+  const Run r = run({"/usr/bin/timeout", "-s", "KILL", "20", binary("AASM_LAUNCH"), noexec, "--", "/bin/true"});
   INFO("stderr: ", r.err);
   CHECK(r.exit_code == 126);
   CHECK(contains(r.err, "execve: Operation not permitted"));
 
   SUBCASE("control: the same plan denying another call runs the command") {
-    write_file(dir / "exec.yaml", "apiVersion: aasm.dev/v1\nkind: Policy\nmetadata: {name: exec, tier: org}\nspec:\n"
-                                  "  syscalls:\n    default: \"errno:EPERM\"\n    deny: [reboot]\n");
-    REQUIRE(run({binary("AASMC"), "compile", "exec.yaml", "-o", "exec.bin"}, dir.path()).exit_code == 0);
-    CHECK(run({"/usr/bin/timeout", "-s", "KILL", "20", binary("AASM_LAUNCH"), dir / "exec.bin", "--", "/bin/true"}).exit_code == 0);
+    const std::string exec = compile_spec(dir, "exec", "  syscalls:\n    default: \"errno:EPERM\"\n    deny: [reboot]\n");
+    CHECK(run({"/usr/bin/timeout", "-s", "KILL", "20", binary("AASM_LAUNCH"), exec, "--", "/bin/true"}).exit_code == 0);
   }
 }
 
