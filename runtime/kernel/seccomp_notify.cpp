@@ -118,10 +118,10 @@ bool lets_through(uint32_t action) {
 }
 
 // Copies of `rules` (those with an errno answer), one after the other, then
-// `RET answer`: a copy's errno
-// return notifies, its returns an errno beats go on to the next copy, and
-// the stricter ones (a kill, a trap: the rule installed before answers the
-// same) stay. Relative jumps stay valid inside each copy.
+// `RET answer`: a copy's errno return notifies, its returns an errno beats
+// go on to the next copy, and the stricter ones (a kill, a trap: the rule
+// installed before answers the same) stay. Relative jumps stay valid inside
+// each copy.
 std::vector<sock_filter> rules_then(std::span<const plan::SeccompProgram* const> rules, uint32_t answer) {
   std::vector<sock_filter> chain;
   for (const plan::SeccompProgram* rule : rules) {

@@ -269,17 +269,16 @@ class Join {
     if (!d_.error || e.value.rfind("errno:" + errno_name(d_.error), 0) != 0) return;
     const bool ipc = e.key == "ipc.unix_sockets";
     if ((call == "socket" || call == "socketpair") && (argument(0) == uint64_t(AF_UNIX)) != ipc) return;
-    if (e.source == plan::kNoSource) {  // the default of a confined filesystem
-      out_.policy.push_back(line_of(e));
-      out_.note = "ipc.unix_sockets is deny by default where the filesystem is confined; a document that sets it "
-                  "to an allow-list lets unix sockets by path";
-      return;
-    }
-    if (ipc) refused_by(e, e.key, "set", "{allow: [/]}", "unix sockets by path, every one the filesystem rules reach");
-    else {
+    if (!ipc) {  // the call names no port: the edit is the user's
       out_.policy.push_back(line_of(e));
       out_.note = "network.outbound's socket rules refuse what Landlock does not see; listing the TCP ports the "
                   "command connects to (network.outbound: {allow: [tcp:PORT]}) lets it make inet stream sockets";
+    } else if (e.source == plan::kNoSource) {  // the default where the filesystem is confined
+      out_.policy.push_back(line_of(e));
+      out_.note = "ipc.unix_sockets is deny by default where the filesystem is confined; a document that sets it "
+                  "to an allow-list lets unix sockets by path";
+    } else {
+      refused_by(e, e.key, "set", "{allow: [/]}", "unix sockets by path, every one the filesystem rules reach");
     }
   }
 
