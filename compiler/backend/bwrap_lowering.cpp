@@ -2,6 +2,7 @@
 
 #include <cctype>
 
+#include "base/path_tree.h"
 #include "backend/view_lowering.h"
 #include "kernel/capabilities.h"
 #include "kernel/mount_view.h"
@@ -63,7 +64,7 @@ void add_capabilities(uint64_t kept, Args& args) {
 
 bool inside(const plan::ViewTree& outer, const plan::ViewTree& inner) {
   if (outer.base != inner.base) return false;
-  return outer.path.empty() || outer.path == "/" || at_or_beneath(inner.path, outer.path);
+  return outer.path.empty() || aasm::at_or_beneath(inner.path, outer.path);
 }
 
 // The nearest bound tree holding `tree` is bound the same way (trees come

@@ -4,16 +4,13 @@
 
 #include <algorithm>
 
+#include "base/path_tree.h"
 #include "backend/landlock_lowering.h"
 #include "kernel/capabilities.h"
 #include "kernel/mount_view.h"
 #include "tables/syscall_groups.h"
 
 namespace aasmc {
-
-bool at_or_beneath(const std::string& path, const std::string& root) {
-  return path == root || (path.size() > root.size() && path.compare(0, root.size(), root) == 0 && path[root.size()] == '/');
-}
 
 namespace {
 
@@ -33,11 +30,11 @@ std::optional<size_t> dev_node_index(const std::string& path) {
 Kind kind_of(const PathTemplate& path) {
   if (path.base != PathBase::kAbsolute) return Kind::kTree;
   const std::string& p = path.rest;
-  if (at_or_beneath(p, "/proc")) return Kind::kProc;
-  if (at_or_beneath(p, "/tmp") || at_or_beneath(p, "/dev/shm")) return Kind::kTmpfs;
-  if (at_or_beneath(p, "/dev/pts")) return Kind::kDevPts;
+  if (aasm::at_or_beneath(p, "/proc")) return Kind::kProc;
+  if (aasm::at_or_beneath(p, "/tmp") || aasm::at_or_beneath(p, "/dev/shm")) return Kind::kTmpfs;
+  if (aasm::at_or_beneath(p, "/dev/pts")) return Kind::kDevPts;
   if (dev_node_index(p)) return Kind::kDevNode;
-  if (p == "/" || at_or_beneath(p, "/dev")) return Kind::kNotOffered;
+  if (p == "/" || aasm::at_or_beneath(p, "/dev")) return Kind::kNotOffered;
   return Kind::kTree;
 }
 
@@ -183,7 +180,7 @@ plan::FilesystemView granted_trees(const PolicyIR& ir) {
       case Kind::kDevPts: view.flags |= plan::kViewDevPts; break;
       case Kind::kDevNode: view.dev_nodes |= uint16_t(1u << *dev_node_index(g.path.rest)); break;
       case Kind::kTmpfs: {
-        const std::string path = at_or_beneath(g.path.rest, "/tmp") ? "/tmp" : "/dev/shm";
+        const std::string path = aasm::at_or_beneath(g.path.rest, "/tmp") ? "/tmp" : "/dev/shm";
         const uint16_t flags = granted(fs.execute, {PathBase::kAbsolute, path}) ? 0 : plan::kViewNoExec;
         if (std::none_of(view.tmpfs.begin(), view.tmpfs.end(), [&](const plan::ViewTmpfs& t) { return t.path == path; }))
           view.tmpfs.push_back({path, ir.resources.tmp_size->value, flags});

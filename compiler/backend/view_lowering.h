@@ -27,8 +27,4 @@ std::optional<aasm::plan::FilesystemView> lower_view(const PolicyIR& ir);
 // the view does not offer are the host's trees. Flags of the view itself unset.
 aasm::plan::FilesystemView granted_trees(const PolicyIR& ir);
 
-// `path` is `root` or lies beneath it, component-wise ("/a/b" beneath "/a",
-// "/ab" not). `root` "/" matches only itself.
-bool at_or_beneath(const std::string& path, const std::string& root);
-
 }  // namespace aasmc

@@ -15,6 +15,7 @@
 #include <optional>
 #include <set>
 
+#include "base/path_tree.h"
 #include "kernel/raw_syscall.h"
 
 namespace aasm::mount_view {
@@ -68,12 +69,6 @@ bool normalized(std::string_view path) {
   return true;
 }
 
-// `path` lies beneath `ancestor` (not equal to it).
-bool beneath(std::string_view path, std::string_view ancestor) {
-  if (ancestor == "/") return path.size() > 1;
-  return path.size() > ancestor.size() && path.substr(0, ancestor.size()) == ancestor && path[ancestor.size()] == '/';
-}
-
 // Parents before children: '/' sorts before every other byte, so "/a/b"
 // comes right after "/a" and before "/a-b".
 bool path_less(const std::string& a, const std::string& b) {
@@ -120,7 +115,7 @@ const std::string& view_of(const Tree& tree) { return tree.view_path.empty() ? t
 const Entry* enclosing(const std::vector<Entry>& entries, const std::string& path) {
   const Entry* found = nullptr;
   for (const Entry& entry : entries)
-    if (beneath(path, entry.view) && (!found || entry.view.size() > found->view.size())) found = &entry;
+    if (strictly_beneath(path, entry.view) && (!found || entry.view.size() > found->view.size())) found = &entry;
   return found;
 }
 
@@ -219,7 +214,7 @@ Status add_protected(const Spec& spec, std::vector<Entry>& entries) {
       return make_error("protected path " + view + " is inside no tree of the view: nothing to protect it from");
     if (Status checked = check_protected(tree, outer->source, view.substr(outer->view.size())); !checked)
       return checked.error();
-    for (std::string pin = parent_of(view); beneath(pin, outer->view); pin = parent_of(pin))
+    for (std::string pin = parent_of(view); strictly_beneath(pin, outer->view); pin = parent_of(pin))
       added.push_back({pin, Kind::kPin, "", 0, true, 0, "bind (itself: pinned, it cannot be renamed or removed)"});
     struct stat st {};
     ::lstat(tree.host_path.c_str(), &st);
@@ -255,7 +250,7 @@ Status check_paths(const Spec& spec, const std::vector<Entry>& entries) {
   auto claim = [&](const std::string& path, const char* role) -> Status {
     if (!normalized(path)) return make_error(std::string(role) + " " + path + " is not an absolute path without ., .. or //");
     if (path == "/") return make_error(std::string(role) + " at /: the view would hide nothing (Landlock alone does that)");
-    if (path == kOldRoot || beneath(path, kOldRoot)) return make_error(std::string(role) + " " + path + " is where the view keeps the host's root while it is built");
+    if (at_or_beneath(path, kOldRoot)) return make_error(std::string(role) + " " + path + " is where the view keeps the host's root while it is built");
     if (!seen.insert(path).second) return make_error(std::string(role) + " " + path + ": something else of the view is there already");
     return Ok{};
   };
@@ -391,7 +386,7 @@ void add_root_symlinks(Spec& spec) {
              std::any_of(spec.symlinks.begin(), spec.symlinks.end(), [&](const Symlink& l) { return l.view_path == path; });
     };
     const bool into_tree = std::any_of(spec.trees.begin(), spec.trees.end(), [&](const Tree& t) {
-      return !(t.flags & kProtected) && (where == view_of(t) || beneath(where, view_of(t)));
+      return !(t.flags & kProtected) && at_or_beneath(where, view_of(t));
     });
     if (into_tree && !taken(view)) spec.symlinks.push_back({view, std::string(target, size_t(length))});
   }

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string_view>
 
+#include "base/path_tree.h"
 #include "kernel/arch.h"
 #include "kernel/landlock_uapi.h"
 
@@ -41,11 +42,6 @@ constexpr const char* kSensitivePaths[] = {
 constexpr uint64_t kParentRights = fs::kRemoveDir | fs::kRemoveFile | fs::kMakeChar | fs::kMakeDir | fs::kMakeReg |
                                    fs::kMakeSock | fs::kMakeFifo | fs::kMakeBlock | fs::kMakeSym | fs::kRefer;
 
-bool is_beneath(const std::string& path, const std::string& tree) {
-  if (tree == "/") return !path.empty() && path[0] == '/';
-  return path == tree || (path.size() > tree.size() && path.compare(0, tree.size(), tree) == 0 && path[tree.size()] == '/');
-}
-
 // A template's path here, "" when its variable is unset.
 std::string resolve(const std::string& text, const LaunchContext& context) {
   for (const auto& [variable, value] : {std::pair("${CWD}", &context.cwd), std::pair("${HOME}", &context.home)})
@@ -58,7 +54,7 @@ std::string resolve(const std::string& text, const LaunchContext& context) {
 std::string as_template(const std::string& path, const LaunchContext& context) {
   std::pair<size_t, std::string> best{0, path};
   for (const auto& [variable, value] : {std::pair("${CWD}", &context.cwd), std::pair("${HOME}", &context.home)})
-    if (!value->empty() && *value != "/" && is_beneath(path, *value) && value->size() > best.first)
+    if (!value->empty() && *value != "/" && at_or_beneath(path, *value) && value->size() > best.first)
       best = {value->size(), variable + path.substr(value->size())};
   return best.second;
 }
@@ -71,7 +67,7 @@ std::string parent_of(const std::string& path) {
 std::string sensitive_path_widened(const std::string& grant, const LaunchContext& context) {
   for (const char* sensitive : kSensitivePaths) {
     const std::string here = resolve(sensitive, context);
-    if (!here.empty() && (is_beneath(grant, here) || is_beneath(here, grant))) return sensitive;
+    if (!here.empty() && (at_or_beneath(grant, here) || at_or_beneath(here, grant))) return sensitive;
   }
   return "";
 }
@@ -151,7 +147,7 @@ class Join {
   bool granted(uint16_t source, std::initializer_list<std::string_view> lists) const {
     return !find([&](const ProvenanceEntry& e) {
               return e.source == source && !e.item.empty() && std::find(lists.begin(), lists.end(), e.key) != lists.end() &&
-                     is_beneath(d_.path, resolve(e.item, context_));
+                     at_or_beneath(d_.path, resolve(e.item, context_));
             }).empty();
   }
 

@@ -15,6 +15,7 @@
 #include <map>
 #include <set>
 
+#include "base/path_tree.h"
 #include "kernel/landlock.h"
 #include "kernel/landlock_uapi.h"
 
@@ -155,10 +156,6 @@ bool makes_writable(uint64_t access) {
   return access & ~(landlock::fs::kExecute | landlock::fs::kReadFile | landlock::fs::kReadDir);
 }
 
-bool is_within(const std::string& path, const std::string& tree) {
-  return tree == "/" || (path.compare(0, tree.size(), tree) == 0 && (path.size() == tree.size() || path[tree.size()] == '/'));
-}
-
 // How the launcher reaches a rule path: from an anchor it opens following
 // links (a path the operator wrote or chose), then `rest` beneath it
 // without following any. A link the command could have planted cannot
@@ -181,7 +178,7 @@ Lookup lookup_for(const plan::LandlockRule& rule, const std::string& path, const
                   const LaunchContext& context) {
   const WritableTree* outermost = nullptr;
   for (const WritableTree& tree : writable)
-    if (is_within(path, tree.path) && (!outermost || tree.path.size() < outermost->path.size())) outermost = &tree;
+    if (at_or_beneath(path, tree.path) && (!outermost || tree.path.size() < outermost->path.size())) outermost = &tree;
   if (outermost && outermost->path != path)
     return {outermost->path, path.substr(outermost->path == "/" ? 1 : outermost->path.size() + 1),
             "inside '" + outermost->path + "', which rule '" + outermost->rule_template + "' makes writable"};
