@@ -111,11 +111,9 @@ bool returns_accumulator(const plan::BpfInstruction& insn) {
   return BPF_CLASS(insn.code) == BPF_RET && BPF_RVAL(insn.code) != BPF_K;
 }
 
-// Answers that let a call go on to the kernel (or to a tracer): a rule's
-// errno beats them.
-bool lets_through(uint32_t action) {
-  return bpf::strictness(action) > bpf::strictness(SECCOMP_RET_USER_NOTIF);
-}
+// Answers a rule's errno beats, as the kernel compares stacked filters'
+// (a notification, a trace, a log, an allow).
+bool errno_beats(uint32_t action) { return bpf::strictness(action) > bpf::strictness(SECCOMP_RET_ERRNO); }
 
 // Copies of `rules` (those with an errno answer), one after the other, then
 // `RET answer`: a copy's errno return notifies, its returns an errno beats
@@ -130,7 +128,7 @@ std::vector<sock_filter> rules_then(std::span<const plan::SeccompProgram* const>
     for (const plan::BpfInstruction& insn : rule->instructions) {
       sock_filter copy{insn.code, insn.jt, insn.jf, insn.k};
       if (is_errno_return(insn)) copy.k = SECCOMP_RET_USER_NOTIF;
-      else if (BPF_CLASS(insn.code) == BPF_RET && bpf::strictness(insn.k) > bpf::strictness(SECCOMP_RET_ERRNO))
+      else if (BPF_CLASS(insn.code) == BPF_RET && errno_beats(insn.k))
         copy = BPF_STMT(BPF_JMP | BPF_JA, uint32_t(end - chain.size() - 1));
       chain.push_back(copy);
     }
@@ -155,13 +153,14 @@ std::optional<PreparedFilter> notifying_main(const plan::SeccompProgram& main, s
   if (!filter || ruled.empty()) return filter;
   for (const plan::SeccompProgram* rule : rules)
     if (std::any_of(rule->instructions.begin(), rule->instructions.end(), returns_accumulator)) return std::nullopt;
-  // The returns of main that let a ruled number through, by the answer.
+  // The returns of main a ruled number reaches that a rule's errno beats,
+  // by the answer.
   std::map<size_t, uint32_t> leaves;
   for (const int32_t nr : ruled) {
     const std::optional<std::set<size_t>> returns = bpf::reachable_returns(main.instructions, main.audit_arch, nr);
     if (!returns) return std::nullopt;
     for (const size_t pc : *returns)
-      if (lets_through(main.instructions[pc].k)) leaves.emplace(pc, main.instructions[pc].k);
+      if (errno_beats(main.instructions[pc].k)) leaves.emplace(pc, main.instructions[pc].k);
   }
   std::map<uint32_t, size_t> chains;  // answer, offset after the program
   std::vector<sock_filter> tail;

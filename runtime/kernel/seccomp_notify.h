@@ -66,11 +66,11 @@ std::optional<PreparedFilter> with_errno_answers_notified(const plan::SeccompPro
 PreparedFilter notifying_rule(const plan::SeccompProgram& rule);
 
 // `main` as with_errno_answers_notified(main, notify_nr) rewrites it, and
-// each return that lets one of `ruled` through (the numbers one of `rules`
-// may answer with an errno: supervisor/listener_answers.h
-// rule_errno_numbers) a forward jump to copies of `rules` appended after the
-// program, which notify where a rule answers an errno, go on where it lets
-// the call through, and end with the return they replaced. Returns no ruled
+// each return one of `ruled` reaches that an errno beats (`ruled`: the
+// numbers one of `rules` may answer with an errno: supervisor/
+// listener_answers.h rule_errno_numbers) a forward jump to copies of `rules`
+// appended after the program, which notify where a rule answers an errno, go
+// on where it lets the call through, and end with the return they replaced. Returns no ruled
 // number reaches are as written: a call only they answer runs what it ran,
 // and stays cached. nullopt when a program returns its accumulator or the
 // result would pass the kernel's length limit.

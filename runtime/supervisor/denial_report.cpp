@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <initializer_list>
 #include <optional>
@@ -264,7 +263,7 @@ class Join {
   void socket_rule(const ProvenanceEntry& e, const std::string& call) {
     if (!d_.error || e.value.rfind("errno:" + errno_name(d_.error), 0) != 0) return;
     const bool ipc = e.key == "ipc.unix_sockets";
-    if ((call == "socket" || call == "socketpair") && (argument(0) == uint64_t(AF_UNIX)) != ipc) return;
+    if ((call == "socket" || call == "socketpair") && (denials::argument_of(d_, 0) == uint64_t(AF_UNIX)) != ipc) return;
     if (!ipc) {  // the call names no port: the edit is the user's
       out_.policy.push_back(line_of(e));
       out_.note = "network.outbound's socket rules refuse what Landlock does not see; listing the TCP ports the "
@@ -276,14 +275,6 @@ class Join {
     } else {
       refused_by(e, e.key, "set", "{allow: [/]}", "unix sockets by path, every one the filesystem rules reach");
     }
-  }
-
-  // Argument `i` of the call, where the program read it (Denial::arguments).
-  std::optional<uint64_t> argument(int i) const {
-    const std::string key = "arg" + std::to_string(i) + "=0x";
-    const size_t at = d_.arguments.find(key);
-    if (at == std::string::npos) return std::nullopt;
-    return std::strtoull(d_.arguments.c_str() + at + key.size(), nullptr, 16);
   }
 
   // A safe default no document wrote: an `allow` rule opts out of it (for

@@ -12,6 +12,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
+#include <span>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -50,6 +52,13 @@ struct Denial {
   // Two records of the same refusal (whoever saw them) are one denial.
   auto key() const { return std::tie(layer, syscall, error, rights, path, port, arguments); }
 };
+
+// A seccomp denial's `arguments`: those of `args` its program read (bit i
+// of `read`: args[i]), as "arg0=0x1 arg2=0x80000".
+std::string argument_text(std::span<const uint64_t, 6> args, uint8_t read);
+
+// Argument `i` of a seccomp denial, where its `arguments` name it.
+std::optional<uint64_t> argument_of(const Denial& denial, int i);
 
 class Log {
  public:

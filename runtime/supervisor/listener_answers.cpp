@@ -6,8 +6,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstddef>
-#include <cinttypes>
-#include <cstdio>
 #include <cstring>
 #include <iterator>
 #include <optional>
@@ -30,18 +28,6 @@ bpf::SeccompData data_of(const seccomp_notif& call) {
   data.instruction_pointer = call.data.instruction_pointer;
   std::copy(std::begin(call.data.args), std::end(call.data.args), data.args);
   return data;
-}
-
-// The arguments the program looked at to refuse the call: what decided it.
-std::string decisive_arguments(const seccomp_notif& call, uint8_t read) {
-  std::string text;
-  char word[40];
-  for (int i = 0; i < 6; ++i) {
-    if (!(read & (1u << i))) continue;
-    std::snprintf(word, sizeof word, "%sarg%d=0x%" PRIx64, text.empty() ? "" : " ", i, uint64_t(call.data.args[i]));
-    text += word;
-  }
-  return text;
 }
 
 bool lets_through(uint32_t action) {
@@ -151,8 +137,9 @@ std::string rewrite_conflict(const plan::SeccompProgram& main, bool connect) {
 void ListenerAnswers::answer_one(int listener, denials::Log* log) {
   seccomp_notif call;
   if (!seccomp::receive_notification(listener, call)) return;
+  const bpf::SeccompData data = data_of(call);
   std::optional<bpf::StackOutcome> decided;
-  if (!observed_.empty()) decided = bpf::run_stack(observed_, data_of(call));
+  if (!observed_.empty()) decided = bpf::run_stack(observed_, data);
   if (const std::optional<int> answer = decided ? errno_of(decided->action) : std::nullopt) {
     const int error = *answer;
     seccomp::answer_error(listener, call.id, error);
@@ -162,7 +149,7 @@ void ListenerAnswers::answer_one(int listener, denials::Log* log) {
       denial.witness = denials::Witness::kListener;
       denial.syscall = call.data.nr;
       denial.error = error;
-      denial.arguments = decisive_arguments(call, decided->arguments_read);
+      denial.arguments = denials::argument_text(data.args, decided->arguments_read);  // what decided it
       log->add(std::move(denial));
     }
     return;

@@ -149,3 +149,14 @@ TEST_CASE("denial report: every edit sentence parses back to its edit") {
       CHECK_FALSE(parse_edit_text(other));
   }
 }
+
+TEST_CASE("denials: a seccomp denial's argument text names the arguments read, and reads back") {
+  const uint64_t args[6] = {1, 2, 0x80000, 4, 5, 6};
+  Denial d;
+  d.arguments = argument_text(args, 0b101);
+  CHECK(d.arguments == "arg0=0x1 arg2=0x80000");
+  CHECK(argument_of(d, 0) == 1u);
+  CHECK(argument_of(d, 2) == 0x80000u);
+  CHECK_FALSE(argument_of(d, 1).has_value());
+  CHECK(argument_text(args, 0).empty());
+}
