@@ -695,13 +695,6 @@ Status build_command_environment(Preparation& p, const Inputs&) {
   return Ok{};
 }
 
-// The plan's meta value of `key`, or "".
-std::string meta_value(const plan::Plan& plan, const std::string& key) {
-  for (const auto& [k, value] : plan.meta)
-    if (k == key) return value;
-  return "";
-}
-
 // A report of a control bwrap establishes: the launcher only sees bwrap
 // exec'd with the arguments, so its basis is asserted (bwrap exits before
 // the command on any failure of its setup).

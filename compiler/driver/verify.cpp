@@ -32,12 +32,6 @@ struct Change {
   nlohmann::ordered_json detail = nlohmann::ordered_json::object();
 };
 
-std::string meta_value(const Plan& plan, const std::string& key) {
-  for (const auto& [k, v] : plan.meta)
-    if (k == key) return v;
-  return "";
-}
-
 // The plan's source documents from its meta entries (source.NNN.FIELD).
 struct SourceRecord {
   std::string name, file, sha256, tier;

@@ -286,6 +286,12 @@ struct Plan {
 // The process section's namespaces and kept capabilities; none without one.
 inline uint32_t namespaces_of(const Plan& plan) { return plan.process ? plan.process->namespaces : 0; }
 inline uint64_t kept_capabilities_of(const Plan& plan) { return plan.process ? plan.process->kept_capabilities : 0; }
+// The meta value of `key`, "" where the plan has none.
+inline std::string meta_value(const Plan& plan, std::string_view key) {
+  for (const auto& [k, value] : plan.meta)
+    if (k == key) return value;
+  return "";
+}
 // Whether a launch of the plan makes a run cgroup (memory, tasks or CPU of the whole tree).
 inline bool has_tree_limits(const Plan& plan) { return plan.process && plan.process->has_tree_limits(); }
 
