@@ -1,7 +1,5 @@
 #include "backend/bwrap_lowering.h"
 
-#include <cctype>
-
 #include "base/path_tree.h"
 #include "backend/view_lowering.h"
 #include "kernel/capabilities.h"
