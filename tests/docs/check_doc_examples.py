@@ -27,7 +27,7 @@ checked example of PAGE, unless PAGE's own table row for it says the id is
 
 The commands find `aasmc` and `aasm-launch` on PATH (the build's, first), and
 AASM_PROFILES names the folder of the shipped profiles (profiles/ of the
-source tree).
+source tree). SHELL is /bin/bash where the caller has none (as in a terminal).
 The commands run in a new directory under AASM_DOC_WORK (the working directory
 if unset), outside /tmp. DOC_EXAMPLES_VERBOSE=1 prints what every block printed.
 """
@@ -167,6 +167,10 @@ def main(page, ids_page=None):
     bindirs = [os.path.dirname(p) for p in (AASMC, AASM_LAUNCH) if os.sep in p]
     env["PATH"] = os.pathsep.join(bindirs + [env.get("PATH", "/usr/bin:/bin")])
     env["AASM_PROFILES"] = profiles_dir()
+    # A terminal's environment, which the pages assume: without SHELL, bash
+    # looks its user up at start, and glibc's first try is the nscd socket,
+    # which the profiles' unix-socket rule refuses and the report shows.
+    env.setdefault("SHELL", "/bin/bash")
     # The walk-through's denials are about trees the policy does not grant.
     work = tempfile.mkdtemp(prefix="doc-examples-", dir=work_base())
     state = os.path.join(work, ".state.sh")
