@@ -40,9 +40,14 @@ struct Loaded {
 // render_report), as a denial log's entries: one per denial block ("  WHAT
 // xN", then its indented lines), with the edits its "edit:" sentences name
 // (parse_edit_text), each for the document its file's "refused by" line
-// names. nullopt when the text names no edit, or a sentence that is not
-// one (a report of another version): the receipt is needed then.
+// names. The report is read from its first line on: what the command
+// printed to the same stream before it (2> FILE) is not the report's, and
+// a line that is neither indented nor the launcher's ends it. nullopt when
+// the text names no edit, or a sentence that is not one (a report of
+// another version): the receipt is needed then.
 std::optional<nlohmann::json> report_text_entries(llvm::StringRef text) {
+  constexpr llvm::StringLiteral kReportStart = "\naasm-launch: denials:";
+  if (!text.startswith(kReportStart.drop_front())) text = text.drop_front(std::min(text.find(kReportStart), text.size()));
   nlohmann::json entries = nlohmann::json::array();
   bool any_edit = false;
   llvm::SmallVector<llvm::StringRef, 64> lines;
@@ -50,7 +55,7 @@ std::optional<nlohmann::json> report_text_entries(llvm::StringRef text) {
   for (llvm::StringRef line : lines) {
     if (line.startswith("aasm-launch: ") || line.trim().empty()) continue;
     if (!line.startswith("    ")) {  // a denial: "  WHAT  xN", "(by design)" after it
-      if (!line.startswith("  ")) return std::nullopt;
+      if (!line.startswith("  ")) break;
       const llvm::StringRef what = line.trim();
       nlohmann::json entry = nlohmann::json::object();
       entry["denial"] = what.substr(0, what.rfind("  x")).str();

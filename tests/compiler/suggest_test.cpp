@@ -57,6 +57,19 @@ TEST_CASE("suggest: a receipt's edit is a diff on stdout, its widening a warning
     CHECK(text.exit_code == 1);
     CHECK(text.out == r.out);
   }
+  SUBCASE("and as saved with 2> FILE: the command's own lines before the report, the shell's after it, are not the report's") {
+    const Run saved = suggest(dir, "fatal: could not open '${HOME}/.ssh/id_rsa': Permission denied\n"
+                                   "aasm-launch: note: optional path '${CWD}/.git' does not exist here\n"
+                                   "aasm-launch: denials: 1 distinct\n"
+                                   "  read_file ${HOME}/.ssh/id_rsa -> EACCES  x1\n"
+                                   "    refused by mine.yaml:6:11 (mine): filesystem.read.allow\n"
+                                   "    edit: add ${HOME}/.ssh/id_rsa to filesystem.read.allow in mine.yaml  "
+                                   "[warning: widens ${HOME}/.ssh]\n"
+                                   "exit status 128\n");
+    INFO("stderr: ", saved.err);
+    CHECK(saved.exit_code == 1);
+    CHECK(saved.out == r.out);
+  }
 }
 
 TEST_CASE("suggest: a text report's edits of every kind are read back as the report wrote them") {
