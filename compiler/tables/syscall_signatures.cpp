@@ -100,6 +100,7 @@ const SyscallSignature kSignatures[] = {
     {"chmod", N, 2, {A("pathname", "filename", kPtr), A("mode", N, kU16)}, N},  // fs/open.c
     {"fchmod", N, 2, {A("fd", N, kU32), A("mode", N, kU16)}, N},
     {"fchmodat", N, 3, {A("dirfd", "dfd", kS32), A("pathname", "filename", kPtr), A("mode", N, kU16)}, N},
+    {"fchmodat2", N, 4, {A("dirfd", "dfd", kS32), A("pathname", "filename", kPtr), A("mode", N, kU16), A("flags", N, kU32)}, N},  // fs/open.c
     {"mkdirat", N, 3, {A("dirfd", "dfd", kS32), A("pathname", N, kPtr), A("mode", N, kU16)}, N},  // fs/namei.c
     {"mknod", N, 3, {A("pathname", "filename", kPtr), A("mode", N, kU16), A("dev", N, kU32)}, N},  // fs/namei.c
     {"mknodat", N, 4, {A("dirfd", "dfd", kS32), A("pathname", "filename", kPtr), A("mode", N, kU16), A("dev", N, kU32)}, N},

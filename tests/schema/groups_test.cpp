@@ -7,6 +7,8 @@
 #include <set>
 #include <string>
 
+#include <llvm/ADT/StringExtras.h>
+
 #include "tables/syscall_groups.h"
 #include "tables/targets.h"
 
@@ -126,6 +128,68 @@ TEST_CASE("groups: the deny groups hold the calls the contract names") {
       CHECK(found);
     }
   }
+}
+
+// Every call the targets' tables name was looked at: it is in a group (so a
+// safe default or an argument rule could cover it), or on this list of calls
+// reviewed and left out of every group. A call a newer libseccomp adds fails
+// here until someone decides; fchmodat2 (Linux 6.6) once passed every plan
+// unreviewed and set the set-user-ID bit that @setid-modes refuses through
+// fchmodat.
+const std::map<std::string, std::string> kReviewedUngrouped = {
+    {"afs_syscall", "not implemented by Linux: ENOSYS always"},
+    {"epoll_ctl_old", "not implemented by Linux: ENOSYS always"},
+    {"epoll_wait_old", "not implemented by Linux: ENOSYS always"},
+    {"getpmsg", "not implemented by Linux: ENOSYS always"},
+    {"putpmsg", "not implemented by Linux: ENOSYS always"},
+    {"security", "not implemented by Linux: ENOSYS always"},
+    {"tuxcall", "not implemented by Linux: ENOSYS always"},
+    {"vserver", "not implemented by Linux: ENOSYS always"},
+    {"cachestat", "reads page-cache counts of a file already open"},
+    {"futex_wait", "futex2's form of futex (@ipc): the caller's own memory"},
+    {"futex_wake", "futex2's form of futex (@ipc): the caller's own memory"},
+    {"futex_requeue", "futex2's form of futex (@ipc): the caller's own memory"},
+    {"futex_waitv", "futex2's form of futex (@ipc): the caller's own memory"},
+    {"get_thread_area", "i386 TLS descriptors of the caller"},
+    {"set_thread_area", "i386 TLS descriptors of the caller"},
+    {"getcpu", "reads the caller's CPU and node"},
+    {"io_setup", "Linux AIO on descriptors already open (their checks were made at open); not io_uring"},
+    {"io_submit", "Linux AIO on descriptors already open (their checks were made at open); not io_uring"},
+    {"io_getevents", "Linux AIO on descriptors already open (their checks were made at open); not io_uring"},
+    {"io_pgetevents", "Linux AIO on descriptors already open (their checks were made at open); not io_uring"},
+    {"io_cancel", "Linux AIO on descriptors already open (their checks were made at open); not io_uring"},
+    {"io_destroy", "Linux AIO on descriptors already open (their checks were made at open); not io_uring"},
+    {"ioprio_get", "reads an I/O priority"},
+    {"landlock_create_ruleset", "Landlock only narrows what the caller may do"},
+    {"landlock_add_rule", "Landlock only narrows what the caller may do"},
+    {"landlock_restrict_self", "Landlock only narrows what the caller may do"},
+    {"seccomp", "a filter only narrows; one that hides refused calls from the listener is a residual in docs/threat-model.md"},
+    {"map_shadow_stack", "allocates the caller's shadow stack"},
+    {"mbind", "NUMA placement of the caller's memory"},
+    {"set_mempolicy", "NUMA placement of the caller's memory"},
+    {"set_mempolicy_home_node", "NUMA placement of the caller's memory"},
+    {"migrate_pages", "NUMA placement; another process's pages need ptrace access, which Landlock scopes"},
+    {"move_pages", "NUMA placement; another process's pages need ptrace access, which Landlock scopes"},
+    {"memfd_secret", "secret memory of the caller; not executable (Landlock's execute right and noexec)"},
+    {"remap_file_pages", "emulated over mmap of a file already open"},
+    {"sched_getattr", "reads a scheduling policy"},
+    {"sched_rr_get_interval", "reads a round-robin time slice"},
+    {"vmsplice", "moves the caller's pages to or from a pipe it holds"},
+};
+
+TEST_CASE("groups: every call the tables name is in a group or reviewed and left out") {
+  std::set<std::string> grouped;
+  for (const SyscallGroup& group : all_groups()) {
+    for (const GroupMember& member : group.members) grouped.insert(member.syscall.str());
+    for (const GroupRule& rule : group.rules) grouped.insert(rule.syscall.str());
+  }
+  std::vector<std::string> unreviewed, stale;
+  for (llvm::StringRef name : known_syscall_names())
+    if (!grouped.count(name.str()) && !kReviewedUngrouped.count(name.str())) unreviewed.push_back(name.str());
+  for (const auto& [name, reason] : kReviewedUngrouped)
+    if (grouped.count(name) || reason.empty()) stale.push_back(name);
+  CHECK_MESSAGE(unreviewed.empty(), "in no group and not reviewed: ", llvm::join(unreviewed, ", "));
+  CHECK_MESSAGE(stale.empty(), "reviewed as ungrouped but grouped, or without a reason: ", llvm::join(stale, ", "));
 }
 
 }  // namespace
