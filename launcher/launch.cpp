@@ -599,6 +599,11 @@ int launch(const LaunchRequest& request) {
   // Opened before the command exists: only records of this run are read.
   const int kernel_log = prepared->filters.empty() ? -ENOENT : kernel_log::open_at_end();
   if (!prepared->filters.empty()) kills_unseen(kernel_log, launch_report.denials_unseen);
+  if (prepared->view)
+    launch_report.denials_unseen.push_back(
+        "filesystem view: a write beneath a read-only part of the view (the protected paths, the host's trees the "
+        "policy reads) fails with EROFS, and no witness records it, --explain's tracer neither (it traces Landlock's "
+        "EACCES); aasm-launch --dry-run lists the view's mounts");
   static spawn::Handover handover;
   if (prepared->observing) {
     handover.may_wake = prepared->futex_allowed;

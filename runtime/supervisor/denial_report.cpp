@@ -12,6 +12,7 @@
 #include "base/path_tree.h"
 #include "kernel/arch.h"
 #include "kernel/landlock_uapi.h"
+#include "supervisor/landlock_audit.h"
 
 namespace aasm::denials {
 namespace {
@@ -473,10 +474,19 @@ Explanation explain(const Denial& denial, const plan::Plan& plan, const LaunchCo
   return Join(denial, plan, context).run();
 }
 
-// kSummary's one line for a failed run with nothing recorded.
-constexpr const char* kNoneSeen =
-    "none recorded, and this host cannot show every kind: run with --explain to trace the filesystem and network "
-    "refusals, or --denials=full to list what cannot be seen here and why";
+// kSummary's pointer, for a failed run, to the kinds this host did not
+// show: --explain only where Landlock's refusals are among them (the tracer
+// records those, not the view's EROFS nor a kill in a descendant).
+bool landlock_unseen(const std::vector<std::string>& unseen) {
+  return std::any_of(unseen.begin(), unseen.end(),
+                     [](const std::string& s) { return s.starts_with(landlock_audit::kUnseenSubject); });
+}
+
+std::string unseen_hint(const std::vector<std::string>& unseen) {
+  return std::string("this host cannot show every kind: run with ") +
+         (landlock_unseen(unseen) ? "--explain to trace the filesystem and network refusals, or " : "") +
+         "--denials=full to list what cannot be seen here and why";
+}
 
 std::string render_report(const Log& log, const plan::Plan& plan, const LaunchContext& context,
                           const std::vector<std::string>& unseen, bool command_failed, Detail detail) {
@@ -485,8 +495,9 @@ std::string render_report(const Log& log, const plan::Plan& plan, const LaunchCo
   const auto say = [&out](const std::string& line) { out += "aasm-launch: denials: " + line + "\n"; };
   if (command_failed && detail == Detail::kFull)
     for (const std::string& sentence : unseen) say("not seen on this host: " + sentence);
+  const bool hint = command_failed && !unseen.empty() && detail == Detail::kSummary;
   if (log.empty()) {
-    if (detail == Detail::kSummary) say(kNoneSeen);
+    if (detail == Detail::kSummary) say("none recorded, and " + unseen_hint(unseen));
     return out;
   }
   // By-design answers (Explanation::by_design) are no denials: counted
@@ -498,7 +509,7 @@ std::string render_report(const Log& log, const plan::Plan& plan, const LaunchCo
     by_design += explained.back().second.by_design;
   }
   if (by_design == log.entries().size() && !log.dropped() && detail == Detail::kSummary) {
-    if (command_failed && !unseen.empty()) say(kNoneSeen);
+    if (hint) say("none recorded, and " + unseen_hint(unseen));
     return out;
   }
   say(std::to_string(log.entries().size() - by_design) + " distinct" +
@@ -521,6 +532,11 @@ std::string render_report(const Log& log, const plan::Plan& plan, const LaunchCo
     for (const Edit& edit : e.edits) out += "    edit: " + edit_text(edit) + "\n";
     if (!e.note.empty() && plan.provenance) out += "    " + e.note + "\n";
   }
+  // What was seen may not be what failed the command (a refused utimensat
+  // beside the Landlock refusal of the file's creation).
+  if (hint && landlock_unseen(unseen))
+    say("Landlock's refusals are not seen on this host and may be among the causes: run with --explain to trace "
+        "them");
   return out;
 }
 

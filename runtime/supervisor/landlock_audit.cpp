@@ -80,7 +80,7 @@ std::string errno_text(int error) { return std::strerror(error); }
 uint32_t restrict_flags() { return landlock::kRestrictSelfLogNewExecOn; }
 
 std::string unseen_sentence(const std::string& unavailable) {
-  return "Landlock denials: this host does not deliver Landlock audit records (" + unavailable +
+  return std::string(kUnseenSubject) + "this host does not deliver Landlock audit records (" + unavailable +
          "); run with --explain to trace them, or have the host's administrator enable auditing (auditctl -e 1)";
 }
 

@@ -46,7 +46,9 @@ Subscription subscribe(int landlock_abi);
 // costs a launch from 0.1 ms idle to milliseconds under load.
 std::optional<std::string> auditing_off();
 
-// The sentence for denials_unseen.
+// The sentence for denials_unseen, which starts with kUnseenSubject (the
+// report's hint to --explain looks for it).
+inline constexpr std::string_view kUnseenSubject = "Landlock denials: ";
 std::string unseen_sentence(const std::string& unavailable);
 
 // One record's text (after the "audit(...): " prefix or with it), of type
