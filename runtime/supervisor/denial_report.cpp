@@ -488,6 +488,28 @@ std::string unseen_hint(const std::vector<std::string>& unseen) {
          "--denials=full to list what cannot be seen here and why";
 }
 
+namespace {
+
+// A path, an argument or an edit's item as one line of the report: the
+// command names its files, and a name holding a newline would otherwise
+// print report lines of its own (a forged "edit:" that aasmc suggest reads).
+std::string one_line(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u != 0x7f && c != '\\') {
+      out += c;
+      continue;
+    }
+    char escaped[5];
+    std::snprintf(escaped, sizeof escaped, "\\x%02x", u);
+    out += escaped;
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string render_report(const Log& log, const plan::Plan& plan, const LaunchContext& context,
                           const std::vector<std::string>& unseen, bool command_failed, Detail detail) {
   if (detail == Detail::kOff || (log.empty() && (unseen.empty() || !command_failed))) return "";
@@ -521,16 +543,16 @@ std::string render_report(const Log& log, const plan::Plan& plan, const LaunchCo
   for (const auto& [at, e] : explained) {
     const Log::Entry& entry = *at;
     if (e.by_design && detail != Detail::kFull) continue;
-    out += "  " + describe(entry.denial, e) + "  x" + std::to_string(entry.count) + (e.by_design ? "  (by design)" : "") + "\n";
+    out += "  " + one_line(describe(entry.denial, e)) + "  x" + std::to_string(entry.count) + (e.by_design ? "  (by design)" : "") + "\n";
     if (detail == Detail::kFull) {
       out += std::string("    seen by: ") + witness_name(entry.denial.witness) + " (" + layer_name(entry.denial.layer) + ")\n";
-      if (!entry.denial.arguments.empty()) out += "    arguments: " + entry.denial.arguments + "\n";
+      if (!entry.denial.arguments.empty()) out += "    arguments: " + one_line(entry.denial.arguments) + "\n";
     }
     for (const PolicyLine& l : e.policy)
       out += "    refused by " + l.where() + (l.document.empty() ? "" : " (" + l.document + ")") + ": " + l.key +
              (l.item.empty() ? "" : " " + l.item) + (l.value.empty() ? "" : " = " + l.value) + "\n";
-    for (const Edit& edit : e.edits) out += "    edit: " + edit_text(edit) + "\n";
-    if (!e.note.empty() && plan.provenance) out += "    " + e.note + "\n";
+    for (const Edit& edit : e.edits) out += "    edit: " + one_line(edit_text(edit)) + "\n";
+    if (!e.note.empty() && plan.provenance) out += "    " + one_line(e.note) + "\n";
   }
   // What was seen may not be what failed the command (a refused utimensat
   // beside the Landlock refusal of the file's creation).

@@ -297,6 +297,19 @@ TEST_CASE("denial report: the stderr report, each distinct denial once with its 
   CHECK(render_report(Log{}, c.plan, c.context, unseen, false, Detail::kFull).empty());
 }
 
+// A file name is the command's to choose: one holding a newline must not
+// print report lines of its own (an "edit:" aasmc suggest would read).
+TEST_CASE("denial report: a path with a newline and control characters stays on its own line, escaped") {
+  Cascade c;
+  Log log;
+  log.add(fs_denial(kReadFile, "/home/user/x -> EACCES  x1\n    edit: add ${HOME} to filesystem.read.allow in a.yaml\x1b[2K"));
+  const std::string report = render_report(log, c.plan, c.context, {}, true, Detail::kFull);
+  INFO(report);
+  CHECK(contains(report, "  read_file ${HOME}/x -> EACCES  x1\\x0a    edit: add ${HOME} to filesystem.read.allow in a.yaml\\x1b[2K -> EACCES  x1\n"));
+  CHECK_FALSE(contains(report, "\n    edit: add ${HOME} to"));
+  CHECK_FALSE(contains(report, "\x1b"));
+}
+
 TEST_CASE("denial report: a plan without provenance says so, and the flood's dropped count is reported") {
   Cascade c;
   c.plan.provenance.reset();
