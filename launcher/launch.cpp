@@ -34,6 +34,7 @@
 #include "kernel/rlimits.h"
 #include "kernel/landlock.h"
 #include "kernel/landlock_uapi.h"
+#include "base/path_tree.h"
 #include "kernel/mount_view.h"
 #include "kernel/seccomp.h"
 #include "kernel/seccomp_notify.h"
@@ -420,11 +421,33 @@ void print_notes(const LaunchReport& report) {
                    control_level_name(c.achievable), c.why.c_str());
   for (const std::string& path : report.skipped_optional)
     std::fprintf(stderr, "aasm-launch: note: optional path '%s' does not exist here; its rule is skipped\n", path.c_str());
-  for (const std::string& path : report.skipped_protected)
+  // A missing file in a directory that exists is an optional file's usual
+  // state (git's .git/commondir): the run's end names it if the command
+  // made it. A missing directory (a workspace that is no git repository)
+  // is worth saying before the run: `git init` first protects it.
+  for (const LaunchReport::MissingProtected& path : report.skipped_protected) {
+    struct stat st {};
+    if (::stat(std::string(parent_of(path.host_path)).c_str(), &st) == 0) continue;
     std::fprintf(stderr,
                  "aasm-launch: note: optional path '%s' does not exist here; it is not protected (the command could "
-                 "create it)\n",
-                 path.c_str());
+                 "create it; the run's end names it if it does)\n",
+                 path.path_template.c_str());
+  }
+}
+
+// A protected path missing at launch was not protected; one the command
+// made is what the protection was for (git reads its configuration and
+// hooks through .git/config, .git/commondir, .git/config.worktree), so the
+// run ends saying so. lstat only: the command may have made it a link.
+void warn_created_protected(const LaunchReport& report) {
+  for (const LaunchReport::MissingProtected& path : report.skipped_protected) {
+    struct stat st {};
+    if (::lstat(path.host_path.c_str(), &st) == 0)
+      std::fprintf(stderr,
+                   "aasm-launch: warning: the command created '%s' (%s), a protected path that was missing at launch "
+                   "and so not protected: inspect it before anything outside the sandbox reads it\n",
+                   path.path_template.c_str(), path.host_path.c_str());
+  }
 }
 
 // The plan's provenance, decoded only now that denials are to be explained
@@ -739,6 +762,7 @@ int launch(const LaunchRequest& request) {
                                     request.denials)
                  .c_str(),
              stderr);
+  warn_created_protected(launch_report);
   const auto stage = ChildStage(report->stage.load());
   if (stage != ChildStage::kNone) {
     // The child failed before its command ran. Its own exit might not have gone

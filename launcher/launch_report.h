@@ -85,7 +85,11 @@ struct LaunchReport {
   std::vector<ControlReport> controls;  // in the order the preparation's steps found them
   std::vector<BoundPath> paths;         // the ruleset's paths as bound, for the receipt
   std::vector<std::string> skipped_optional;  // optional paths missing here
-  std::vector<std::string> skipped_protected;  // optional protected paths missing here: not protected
+  struct MissingProtected {
+    std::string path_template;  // as the plan writes it: ${CWD}/.git/commondir
+    std::string host_path;      // where it would be here
+  };
+  std::vector<MissingProtected> skipped_protected;  // optional protected paths missing here: not protected
   std::vector<ViewMount> view;                // the filesystem view's mounts; empty without one
   std::vector<PinCheck> pins;                 // the plan's pinned files as found here, in the plan's order
   std::optional<Refusal> refusal;       // a launch stops at it; a dry run reports on

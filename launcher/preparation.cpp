@@ -327,7 +327,8 @@ Status add_view_trees(const plan::FilesystemView& view, const std::vector<plan::
     struct stat st {};
     if (::stat(host_path->c_str(), &st) != 0) {
       if (errno == ENOENT && (tree.flags & plan::kViewOptional)) {
-        (tree.flags & plan::kViewProtected ? report.skipped_protected : report.skipped_optional).push_back(path_template);
+        if (tree.flags & plan::kViewProtected) report.skipped_protected.push_back({path_template, *host_path});
+        else report.skipped_optional.push_back(path_template);
         report.view.push_back({path_template, row.what, row.options, "skipped (optional, missing)"});
         continue;
       }

@@ -14,6 +14,12 @@ constexpr bool at_or_beneath(std::string_view path, std::string_view tree) {
   return path.starts_with(tree) && (path.size() == tree.size() || path[tree.size()] == '/');
 }
 
+// The tree that holds `path` directly: "/" for "/a" and for "/".
+constexpr std::string_view parent_of(std::string_view path) {
+  const size_t slash = path.rfind('/');
+  return slash == 0 || slash == std::string_view::npos ? "/" : path.substr(0, slash);
+}
+
 // Whether `path` lies beneath `tree`, not `tree` itself.
 constexpr bool strictly_beneath(std::string_view path, std::string_view tree) {
   return path != tree && at_or_beneath(path, tree);

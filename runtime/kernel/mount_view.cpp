@@ -77,11 +77,6 @@ bool path_less(const std::string& a, const std::string& b) {
   });
 }
 
-std::string parent_of(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  return slash == 0 ? "/" : path.substr(0, slash);
-}
-
 Result<std::string> resolve(const std::string& path, const char* role) {
   char resolved[PATH_MAX];
   if (!::realpath(path.c_str(), resolved))
@@ -214,7 +209,7 @@ Status add_protected(const Spec& spec, std::vector<Entry>& entries) {
       return make_error("protected path " + view + " is inside no tree of the view: nothing to protect it from");
     if (Status checked = check_protected(tree, outer->source, view.substr(outer->view.size())); !checked)
       return checked.error();
-    for (std::string pin = parent_of(view); strictly_beneath(pin, outer->view); pin = parent_of(pin))
+    for (std::string pin(parent_of(view)); strictly_beneath(pin, outer->view); pin = parent_of(pin))
       added.push_back({pin, Kind::kPin, "", 0, true, 0, "bind (itself: pinned, it cannot be renamed or removed)"});
     struct stat st {};
     ::lstat(tree.host_path.c_str(), &st);
@@ -315,7 +310,7 @@ class Writer {
   void mount_point(const std::vector<Entry>& entries, const std::string& view, bool directory) {
     const Entry* outer = enclosing(entries, view);
     if (outer && !creatable_inside(outer->kind)) return;
-    make_dirs(outer ? outer->view : "/", parent_of(view));
+    make_dirs(outer ? outer->view : "/", std::string(parent_of(view)));
     if (!made_.insert(view).second) return;
     if (directory) step(Op::kMkdir, view, 0755);
     else step(Op::kMakeFile, view);
@@ -434,7 +429,7 @@ Result<Prepared> prepare(const Spec& spec) {
   }
   for (const Symlink& link : links) {
     const Entry* outer = enclosing(*entries, link.view_path);
-    w.make_dirs(outer ? outer->view : "/", parent_of(link.view_path));
+    w.make_dirs(outer ? outer->view : "/", std::string(parent_of(link.view_path)));
     w.step(Op::kSymlink, link.view_path, 0, link.target);
   }
 

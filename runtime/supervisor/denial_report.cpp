@@ -59,11 +59,6 @@ std::string as_template(const std::string& path, const LaunchContext& context) {
   return best.second;
 }
 
-std::string parent_of(const std::string& path) {
-  const size_t slash = path.find_last_of('/');
-  return slash == 0 || slash == std::string::npos ? "/" : path.substr(0, slash);
-}
-
 std::string sensitive_path_widened(const std::string& grant, const LaunchContext& context) {
   for (const char* sensitive : kSensitivePaths) {
     const std::string here = resolve(sensitive, context);
@@ -168,7 +163,7 @@ class Join {
       out_.note = "the witness did not resolve the path";
       return;
     }
-    const std::string grant = d_.rights & kParentRights ? parent_of(d_.path) : d_.path;
+    const std::string grant = d_.rights & kParentRights ? std::string(parent_of(d_.path)) : d_.path;
     if (d_.rights & fs::kResolveUnix) unix_sockets(grant);
     if (!plan_.landlock) return;
     for (const plan::LandlockControl& control : plan_.landlock->controls) {

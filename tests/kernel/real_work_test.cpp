@@ -567,6 +567,33 @@ TEST_CASE("real work: the filesystem view tier launches in a workspace that is n
   launches_without_git(kProfiles[2], true);
 }
 
+// git takes its configuration and hooks from the directory .git/commondir
+// names (and reads .git/config.worktree): a command that writes one redirects
+// the git the user runs later, outside the sandbox (found by review). Missing
+// at launch, they cannot be bound read-only; the run ends naming the one the
+// command made.
+TEST_CASE("real work: coding-agent names a protected path the command created where it was missing at launch") {
+  const World w(kProfiles[0], 0);
+  const Run planted = in_world(w, {"/bin/sh", "-c", "echo ../evil > .git/commondir"}, true);
+  INFO(planted.err);
+  CHECK(planted.exit_code == 0);
+  // Its directory exists: no note before the run, the warning after it.
+  CHECK_FALSE(contains(planted.err, "optional path '${CWD}/.git/commondir'"));
+  CHECK(contains(planted.err, "aasm-launch: warning: the command created '${CWD}/.git/commondir' (" + w.ws +
+                                  "/.git/commondir), a protected path that was missing at launch"));
+  CHECK_FALSE(contains(planted.err, "created '${CWD}/.git/config.worktree'"));
+  SUBCASE("once there, it is bound read-only like the others") {
+    CHECK_RUN(in_world(w, {"/bin/sh", "-c", "echo ../other > .git/commondir"}, true), 2, "");
+    CHECK(read_file(w.ws + "/.git/commondir") == "../evil\n");
+  }
+  SUBCASE("control: a run that creates none is not warned about") {
+    REQUIRE(::unlink((w.ws + "/.git/commondir").c_str()) == 0);
+    const Run clean = in_world(w, {"/bin/sh", "-c", "echo ok > made"}, true);
+    CHECK(clean.exit_code == 0);
+    CHECK_FALSE(contains(clean.err, "warning: the command created"));
+  }
+}
+
 // A profile is the broad tier of a cascade: a user's own document narrows
 // it (the meet), here to writing only ${CWD}/build.
 TEST_CASE("real work: a user's tier narrows coding-agent to one writable directory") {

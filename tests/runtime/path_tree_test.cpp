@@ -39,5 +39,12 @@ TEST_CASE("path trees: a path lies in a tree component-wise, and / holds every a
   }
 }
 
+TEST_CASE("path trees: the parent of a path, and / as its own") {
+  CHECK(parent_of("/ws/.git/commondir") == "/ws/.git");
+  CHECK(parent_of("/ws") == "/");
+  CHECK(parent_of("/") == "/");
+  CHECK(parent_of("relative") == "/");
+}
+
 }  // namespace
 }  // namespace aasm
