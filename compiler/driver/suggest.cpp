@@ -123,7 +123,14 @@ std::optional<nlohmann::json> denial_entries(const std::string& path, Diagnostic
   if (json.is_object() && json.contains("denials")) section = &json["denials"];
   const nlohmann::json* entries = section->is_object() && section->contains("entries") ? &(*section)["entries"] : section;
   if (json.is_discarded() && (*buffer)->getBuffer().contains("aasm-launch: denials:")) {
-    if (std::optional<nlohmann::json> entries = report_text_entries((*buffer)->getBuffer())) return entries;
+    if (std::optional<nlohmann::json> entries = report_text_entries((*buffer)->getBuffer())) {
+      diags.file_warning(path,
+                         "these edits come from the text of a --denials report, which shares the command's stderr: "
+                         "the command could have printed it, its widening warnings left off; give the run's receipt "
+                         "(aasm-launch --receipt FILE), which only the launcher writes",
+                         diag::kSuggestUnsealed);
+      return entries;
+    }
     diags.file_error(path,
                      "this text of aasm-launch's --denials report names no edit aasmc suggest can read (a plan "
                      "without provenance, or no denial): run the command again with --receipt FILE and give that "

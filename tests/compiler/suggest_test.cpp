@@ -69,6 +69,10 @@ TEST_CASE("suggest: a receipt's edit is a diff on stdout, its widening a warning
     INFO("stderr: ", saved.err);
     CHECK(saved.exit_code == 1);
     CHECK(saved.out == r.out);
+    // The command could have printed that text: said, where a receipt is not.
+    CHECK(contains(saved.err, "r.json:1:1: warning: these edits come from the text of a --denials report"));
+    CHECK(contains(saved.err, "[AASM0126]"));
+    CHECK_FALSE(contains(r.err, "AASM0126"));
   }
 }
 
