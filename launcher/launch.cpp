@@ -745,9 +745,15 @@ int launch(const LaunchRequest& request) {
     if (std::optional<denials::Denial> refused = exec_refusal(prepared->executable, launch_report.paths))
       denial_log.add(std::move(*refused));
   // A command that failed on its own may have met a denial nobody saw; a run
-  // the supervisor ended, or a child that never started, says why already.
-  const bool failed_on_its_own =
-      code != 0 && supervised.ending == Ending::kExited && ChildStage(report->stage.load()) == ChildStage::kNone;
+  // the supervisor ended, a child that never started, a ceiling the kernel
+  // enforced (its note says so) or an interrupt (Ctrl-C, a TERM or HUP the
+  // launcher passed on) says why already. By the code, as a shell that
+  // died of it (or the PID namespace's init passing it on) reports it.
+  const bool interrupted = code == exit_code::kSignalBase + SIGINT || code == exit_code::kSignalBase + SIGTERM ||
+                           code == exit_code::kSignalBase + SIGHUP;
+  const bool ceiling_hit = run_report.counters.oom_kills || run_report.counters.pids_max_hits;
+  const bool failed_on_its_own = code != 0 && supervised.ending == Ending::kExited && !interrupted && !ceiling_hit &&
+                                 ChildStage(report->stage.load()) == ChildStage::kNone;
   // Whether the subscription's records had a way to come, asked only where a
   // report says so (landlock_audit.h: the question costs a kernel thread).
   if (audit_subscribed && (receipt || failed_on_its_own))

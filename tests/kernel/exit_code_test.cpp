@@ -45,3 +45,21 @@ TEST_CASE("exit code: the command's own status passes through") {
     CHECK_RUN(probe(plan, {"exit", std::to_string(status)}), status, "");
   }
 }
+
+// An interrupt (Ctrl-C, TERM, HUP) says why the command ended; the denial
+// report's "none recorded" hint after it only sent users looking.
+TEST_CASE("exit code: an interrupted command ends without the denial report's hint") {
+  Sandbox s;
+  const std::string plan = signal_plan(s);
+  for (int signal : {SIGINT, SIGTERM, SIGHUP}) {
+    CAPTURE(signal);
+    const Run r = probe(plan, {"raise", std::to_string(signal)});
+    CHECK(r.exit_code == 128 + signal);
+    CHECK_FALSE(contains(r.err, "denials:"));
+  }
+  // Control: a failure of the command's own gets it (the plan's filter
+  // cannot show a kill in a descendant, so the host cannot show every kind).
+  const Run failed = probe(plan, {"exit", "3"});
+  CHECK(failed.exit_code == 3);
+  CHECK(contains(failed.err, "aasm-launch: denials: none recorded"));
+}
