@@ -262,8 +262,15 @@ class Join {
     if ((call == "socket" || call == "socketpair") && (denials::argument_of(d_, 0) == uint64_t(AF_UNIX)) != ipc) return;
     if (!ipc) {  // the call names no port: the edit is the user's
       out_.policy.push_back(line_of(e));
-      out_.note = "network.outbound's socket rules refuse what Landlock does not see; listing the TCP ports the "
-                  "command connects to (network.outbound: {allow: [tcp:PORT]}) lets it make inet stream sockets";
+      const std::optional<uint64_t> domain = denials::argument_of(d_, 0);
+      const bool inet = domain == uint64_t(AF_INET) || domain == uint64_t(AF_INET6);
+      out_.note = call == "socket" && domain && !inet
+                      ? "network.outbound's socket rules refuse every family but unix, inet and inet6 (family " +
+                            std::to_string(*domain) +
+                            " here; netlink, packet, vsock and the others are beyond any port rule): no network key "
+                            "allows it; a syscalls.rules allow rule for socket would, for every family"
+                      : "network.outbound's socket rules refuse what Landlock does not see; listing the TCP ports the "
+                        "command connects to (network.outbound: {allow: [tcp:PORT]}) lets it make inet stream sockets";
     } else if (e.source == plan::kNoSource) {  // the default where the filesystem is confined
       out_.policy.push_back(line_of(e));
       out_.note = "ipc.unix_sockets is deny by default where the filesystem is confined; a document that sets it "
