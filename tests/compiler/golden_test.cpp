@@ -100,6 +100,22 @@ TEST_CASE("a failed compile leaves an existing plan untouched") {
   CHECK(read_file(out / "plan.bin") == "previous plan");
 }
 
+TEST_CASE("an output that cannot be written is refused with the OS's reason, by compile and export") {
+  TempDir out;
+  const std::string policy = testdata() + "/policies/demo.yaml";
+  const std::string target = out / "missing-dir/x.bin";
+  for (const std::vector<std::string>& verb :
+       {std::vector<std::string>{"compile"}, std::vector<std::string>{"export", "--format", "oci"}}) {
+    std::vector<std::string> argv{binary("AASMC")};
+    argv.insert(argv.end(), verb.begin(), verb.end());
+    argv.insert(argv.end(), {policy, "-o", target});
+    const Run r = run(argv);
+    INFO(verb[0], " stderr:\n", r.err);
+    CHECK(r.exit_code == 1);
+    CHECK(contains("\n" + r.err, "\naasmc: error: cannot write '" + target + "': No such file or directory [AASM0101]\n"));
+  }
+}
+
 TEST_CASE("a policy file over 1 MiB is refused before it is parsed") {
   TempDir dir;
   std::string huge = "apiVersion: aasm.dev/v1\nkind: Policy\nmetadata: {name: huge, tier: agent}\nspec: {}\n";
