@@ -134,6 +134,21 @@ TEST_CASE("usage errors exit 2") {
   CHECK(run({binary("AASMC"), "compile", "x.yaml"}).exit_code == 2);  // no -o
   CHECK(run({binary("AASMC"), "compile", "x.yaml", "-o", "p", "--arch", "mips"}).exit_code == 2);
   CHECK(run({binary("AASMC"), "frobnicate"}).exit_code == 2);
+  // `--` is no option's value, on every verb's parser.
+  const std::string policy = testdata() + "/policies/demo.yaml";
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"compile", policy, "-o", "--"},
+           {"compile", policy, "-o", "p", "--arch", "--"},
+           {"compile", policy, "-o", "p", "--backend", "--"},
+           {"compile", policy, "-o", "p", "--diagnostics-format", "--"},
+           {"export", policy, "--format", "--"}}) {
+    std::vector<std::string> argv{binary("AASMC")};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const Run r = run(argv);
+    CAPTURE(args[args.size() - 2]);
+    CHECK(r.exit_code == 2);
+    CHECK(contains(r.err, "aasmc: error: " + args[args.size() - 2] + " needs a value"));
+  }
 }
 
 // testdata/explain/*.yaml end with `# EXPLAIN:` lines: what `aasmc explain
