@@ -330,7 +330,7 @@ Status add_view_trees(const plan::FilesystemView& view, const std::vector<plan::
     if (!host_path) return refusal(Control::kFilesystemView, host_path.error().message);
     struct stat st {};
     if (::stat(host_path->c_str(), &st) != 0) {
-      if (errno == ENOENT && (tree.flags & plan::kViewOptional)) {
+      if (path_absent(errno) && (tree.flags & plan::kViewOptional)) {
         (tree.flags & plan::kViewProtected ? report.skipped_protected : report.skipped_optional).push_back(path_template);
         report.view.push_back({path_template, row.what, row.options, "skipped (optional, missing)"});
         continue;
