@@ -423,11 +423,11 @@ void print_notes(const LaunchReport& report) {
     std::fprintf(stderr, "aasm-launch: note: optional path '%s' does not exist here; its rule is skipped\n", path.c_str());
   // A missing file in a directory that exists is an optional file's usual
   // state (git's .git/commondir): the run's end names it if the command
-  // made it. A missing directory (a workspace that is no git repository)
-  // is worth saying before the run: `git init` first protects it.
+  // made it. A missing directory (a workspace that is no git repository,
+  // or whose .git is a file) is worth saying before the run.
   for (const LaunchReport::MissingProtected& path : report.skipped_protected) {
     struct stat st {};
-    if (::stat(std::string(parent_of(path.host_path)).c_str(), &st) == 0) continue;
+    if (::stat(std::string(parent_of(path.host_path)).c_str(), &st) == 0 && S_ISDIR(st.st_mode)) continue;
     std::fprintf(stderr,
                  "aasm-launch: note: optional path '%s' does not exist here; it is not protected (the command could "
                  "create it; the run's end names it if it does)\n",

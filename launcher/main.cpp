@@ -45,6 +45,14 @@ int usage_error(const std::string& message) {
   return aasm::exit_code::kLauncherError;
 }
 
+// The value after the option at argv[i] (i moved to it); null when none
+// follows. `--` is no value: `--receipt -- cmd` lacks its FILE rather than
+// naming a receipt `--` and running `cmd` as the plan.
+const char* take_value(int argc, char** argv, int& i) {
+  if (i + 1 >= argc || std::strcmp(argv[i + 1], "--") == 0) return nullptr;
+  return argv[++i];
+}
+
 std::optional<aasm::denials::Detail> denials_detail(const std::string& value) {
   if (value == "summary") return aasm::denials::Detail::kSummary;
   if (value == "full") return aasm::denials::Detail::kFull;
@@ -91,23 +99,27 @@ int main(int argc, char** argv) {
       continue;
     }
     if (arg == "--receipt") {
-      if (i + 1 >= argc) return usage_error("--receipt needs a path");
-      request.receipt_path = argv[++i];
+      const char* value = take_value(argc, argv, i);
+      if (!value) return usage_error("--receipt needs FILE");
+      request.receipt_path = value;
       continue;
     }
     if (arg == "--bwrap") {
-      if (i + 1 >= argc) return usage_error("--bwrap needs a path");
-      request.bwrap = argv[++i];
+      const char* value = take_value(argc, argv, i);
+      if (!value) return usage_error("--bwrap needs PATH");
+      request.bwrap = value;
       continue;
     }
     if (arg == "--receipt-key-file") {
-      if (i + 1 >= argc) return usage_error("--receipt-key-file needs a path");
-      request.receipt_key_file = argv[++i];
+      const char* value = take_value(argc, argv, i);
+      if (!value) return usage_error("--receipt-key-file needs KEY");
+      request.receipt_key_file = value;
       continue;
     }
     if (arg == "--receipt-fd") {
-      if (i + 1 >= argc) return usage_error("--receipt-fd needs a descriptor number");
-      const std::string number = argv[++i];
+      const char* value = take_value(argc, argv, i);
+      if (!value) return usage_error("--receipt-fd needs a descriptor number N");
+      const std::string number = value;
       if (number.empty() || number.size() > 9 || number.find_first_not_of("0123456789") != std::string::npos)
         return usage_error("--receipt-fd takes a descriptor number");
       request.receipt_fd = std::stoi(number);
@@ -120,9 +132,10 @@ int main(int argc, char** argv) {
       continue;
     }
     if (arg == "--expect-digest") {
-      if (i + 1 >= argc) return usage_error("--expect-digest needs a value");
+      const char* value = take_value(argc, argv, i);
+      if (!value) return usage_error("--expect-digest needs [sha256:]HEX");
       // `aasmc digest`'s "sha256:HEX", or bare hex in either case.
-      const auto digest = aasm::plan::parse_digest_text(argv[++i]);
+      const auto digest = aasm::plan::parse_digest_text(value);
       if (!digest) return usage_error("--expect-digest: " + digest.error().message);
       request.expect_digest = *digest;
     } else if (arg.size() > 1 && arg[0] == '-') {

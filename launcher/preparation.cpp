@@ -56,8 +56,12 @@ Status check_plan_shape(Preparation& p, const Inputs&) {
   if (!plan.landlock && plan.seccomp.empty())
     return make_error("the plan enforces no control (no Landlock ruleset, no seccomp program)");
   if (!plan.seccomp.empty() && !plan::find_program(plan, kNativeAuditArch)) {
+    // An architecture can have several programs (the main one last); each is named once.
+    std::vector<uint32_t> archs;
+    for (const auto& program : plan.seccomp)
+      if (std::find(archs.begin(), archs.end(), program.audit_arch) == archs.end()) archs.push_back(program.audit_arch);
     std::string has;
-    for (const auto& program : plan.seccomp) has += std::string(has.empty() ? "" : ", ") + plan::audit_arch_name(program.audit_arch);
+    for (const uint32_t arch : archs) has += std::string(has.empty() ? "" : ", ") + plan::audit_arch_name(arch);
     return refusal(Control::kSyscall, std::string("the plan has no seccomp program for this host's architecture (") +
                                           plan::audit_arch_name(kNativeAuditArch) + "; it has " + has +
                                           "); recompile with --arch " + plan::audit_arch_name(kNativeAuditArch));
@@ -326,7 +330,7 @@ Status add_view_trees(const plan::FilesystemView& view, const std::vector<plan::
     if (!host_path) return refusal(Control::kFilesystemView, host_path.error().message);
     struct stat st {};
     if (::stat(host_path->c_str(), &st) != 0) {
-      if (errno == ENOENT && (tree.flags & plan::kViewOptional)) {
+      if (path_absent(errno) && (tree.flags & plan::kViewOptional)) {
         if (tree.flags & plan::kViewProtected) report.skipped_protected.push_back({path_template, *host_path});
         else report.skipped_optional.push_back(path_template);
         report.view.push_back({path_template, row.what, row.options, "skipped (optional, missing)"});

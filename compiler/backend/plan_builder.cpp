@@ -1,7 +1,6 @@
 #include "backend/plan_builder.h"
 
 #include <llvm/Support/FileSystem.h>
-#include <llvm/Support/FileUtilities.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Support/Path.h>
 
@@ -129,35 +128,56 @@ llvm::Expected<Plan> build_plan(const PolicyIR& policy) {
 
 namespace {
 
+llvm::Error os_error(std::error_code ec) { return llvm::createStringError(ec, "%s", ec.message().c_str()); }
+
+// Writes `data` to `fd` and closes it.
+llvm::Error write_and_close(int fd, llvm::StringRef data) {
+  llvm::raw_fd_ostream out(fd, /*shouldClose=*/true);
+  out << data;
+  out.close();
+  if (out.has_error()) return os_error(out.error());
+  return llvm::Error::success();
+}
+
 // A character device (`-o /dev/null` for a check-only compile) takes the
 // bytes where it is: rename(2) would replace the node itself with a file.
 llvm::Error write_in_place(const std::string& path, llvm::StringRef data) {
   int fd = -1;
   if (std::error_code ec = llvm::sys::fs::openFileForWrite(path, fd, llvm::sys::fs::CD_OpenExisting))
-    return llvm::createStringError(ec, "%s", ec.message().c_str());
-  llvm::raw_fd_ostream out(fd, /*shouldClose=*/true);
-  out << data;
-  out.close();
-  if (out.has_error())
-    return llvm::createStringError(out.error(), "%s", out.error().message().c_str());
+    return os_error(ec);
+  return write_and_close(fd, data);
+}
+
+// The steps of llvm::writeFileAtomically, whose error names the failed step
+// (failed_to_create_uniq_file) but not the OS's reason, which a user needs.
+llvm::Error write_beside_and_rename(const std::string& path, llvm::StringRef data) {
+  llvm::SmallString<256> temp;
+  int fd = -1;
+  if (std::error_code ec = llvm::sys::fs::createUniqueFile(path + ".tmp.%%%%%%", fd, temp)) return os_error(ec);
+  if (llvm::Error error = write_and_close(fd, data)) {
+    llvm::sys::fs::remove(temp);
+    return error;
+  }
+  if (std::error_code ec = llvm::sys::fs::rename(temp, path)) {
+    llvm::sys::fs::remove(temp);
+    return os_error(ec);
+  }
   return llvm::Error::success();
 }
 
 }  // namespace
 
 llvm::Error write_plan_atomically(const std::string& path, const std::vector<uint8_t>& bytes) {
+  const llvm::StringRef data(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   llvm::sys::fs::file_status status;
   if (!llvm::sys::fs::status(path, status) && status.type() != llvm::sys::fs::file_type::regular_file) {
     if (status.type() == llvm::sys::fs::file_type::character_file)
-      return write_in_place(path, llvm::StringRef(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+      return write_in_place(path, data);
     return llvm::createStringError(std::errc::invalid_argument,
                                    "not a regular file (a plan is written beside its path and renamed over it; "
                                    "a character device such as /dev/null is written in place)");
   }
-  llvm::SmallString<256> model(path);
-  model += ".tmp.%%%%%%";
-  llvm::StringRef data(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-  return llvm::writeFileAtomically(model, path, data);
+  return write_beside_and_rename(path, data);
 }
 
 }  // namespace aasmc

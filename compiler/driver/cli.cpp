@@ -56,6 +56,11 @@ bool take_flag(std::vector<std::string>& args, const char* name) {
   return true;
 }
 
+std::optional<std::string> take_value(const std::vector<std::string>& args, size_t& i) {
+  if (i + 1 >= args.size() || args[i + 1] == "--") return std::nullopt;
+  return args[++i];
+}
+
 void print_json(const nlohmann::ordered_json& document) { llvm::outs() << dump(document, 2); }
 
 std::vector<std::string> split(const std::string& text, char separator) {
@@ -71,8 +76,9 @@ int take_format_option(const std::vector<std::string>& args, size_t& i, Diagnost
   static const std::string kName = "--diagnostics-format";
   std::string value;
   if (args[i] == kName) {
-    if (i + 1 >= args.size()) return usage_error(kName + " needs a value (text, json, sarif)");
-    value = args[++i];
+    std::optional<std::string> given = take_value(args, i);
+    if (!given) return usage_error(kName + " needs a value (text, json, sarif)");
+    value = *given;
   } else if (args[i].rfind(kName + "=", 0) == 0) {
     value = args[i].substr(kName.size() + 1);
   } else {
@@ -86,9 +92,10 @@ int take_format_option(const std::vector<std::string>& args, size_t& i, Diagnost
 
 int take_arch_option(const std::vector<std::string>& args, size_t& i, std::vector<Target>& targets) {
   if (args[i] != "--arch") return -1;
-  if (i + 1 >= args.size()) return usage_error("--arch needs a value");
+  const std::optional<std::string> value = take_value(args, i);
+  if (!value) return usage_error("--arch needs a value");
   targets.clear();
-  for (const std::string& name : split(args[++i], ',')) {
+  for (const std::string& name : split(*value, ',')) {
     auto target = find_target(name);
     if (!target) return usage_error("unknown architecture '" + name + "' (x86_64, aarch64)");
     targets.push_back(*target);

@@ -37,6 +37,10 @@ std::vector<std::string> split(const std::string& text, char separator);
 // Removes the flag `name` from `args` if it is there; says whether it was.
 bool take_flag(std::vector<std::string>& args, const char* name);
 
+// The value after the option at args[i] (i moved to it); nullopt when none
+// follows. `--` is no value: `-o --` lacks its PLAN rather than naming a file `--`.
+std::optional<std::string> take_value(const std::vector<std::string>& args, size_t& i);
+
 // A JSON report on stdout, as every --json prints it (support/diagnostic_formats.h's dump).
 void print_json(const nlohmann::ordered_json& document);
 

@@ -23,14 +23,15 @@ int compile_verb(const Args& args) {
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     if (arg == "-o") {
-      if (i + 1 >= args.size()) return usage_error(arg + " needs a value");
-      output = args[++i];
+      std::optional<std::string> value = take_value(args, i);
+      if (!value) return usage_error(arg + " needs a value");
+      output = *value;
     } else if (arg == "--print-ir") {
       request.print_ir = true;
     } else if (arg == "--backend" || arg.starts_with("--backend=")) {
       std::string value;
       if (arg != "--backend") value = arg.substr(std::string("--backend=").size());
-      else if (i + 1 < args.size()) value = args[++i];
+      else if (std::optional<std::string> given = take_value(args, i)) value = *given;
       else return usage_error("--backend needs a value (native, systemd, oci, bwrap, auto, or a list)");
       std::string why;
       if (!parse_backend_choice(value, request.backend, why)) return usage_error(why);

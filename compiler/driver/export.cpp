@@ -91,8 +91,9 @@ int parse(const Args& args, ExportOptions& options) {
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     auto value = [&](std::string& into) {
-      if (i + 1 >= args.size()) return usage_error(arg + " needs a value");
-      into = args[++i];
+      std::optional<std::string> given = take_value(args, i);
+      if (!given) return usage_error(arg + " needs a value");
+      into = *given;
       return kExitOk;
     };
     int rc = -1;

@@ -27,6 +27,16 @@ llvm::SMLoc loc_of(llvm::SourceMgr& sources, unsigned buffer, const YAML::Mark& 
   return llvm::SMLoc::getFromPointer(text.data() + offset);
 }
 
+// yaml-cpp reports a tab in the indentation as a broken structure ("end of
+// map not found") on the tab's line, which does not say what to change.
+bool tab_in_indentation(llvm::StringRef text, llvm::SMLoc loc) {
+  const char* at = loc.getPointer();
+  while (at > text.begin() && at[-1] != '\n') --at;
+  for (; at < text.end() && (*at == ' ' || *at == '\t'); ++at)
+    if (*at == '\t') return true;
+  return false;
+}
+
 // "?" is yaml-cpp's tag for a plain node, "!" for a quoted scalar; anything
 // else was written explicitly (`!!str`, `!custom`).
 bool is_explicit_tag(const std::string& tag) { return !tag.empty() && tag != "?" && tag != "!"; }
@@ -251,7 +261,11 @@ std::vector<YamlDocument> load_yaml_documents(unsigned buffer, Diagnostics& diag
       diags.error(loc_of(diags.sources(), buffer, e.mark),
                   "nesting deeper than " + std::to_string(kMaxNestingDepth) + " levels", diag::kTooLarge);
   } catch (const YAML::Exception& e) {
-    diags.error(loc_of(diags.sources(), buffer, e.mark), "YAML syntax error: " + e.msg, diag::kYamlSyntax);
+    const llvm::SMLoc loc = loc_of(diags.sources(), buffer, e.mark);
+    std::string message = "YAML syntax error: " + e.msg;
+    if (e.msg.find("tab") == std::string::npos && tab_in_indentation(text, loc))
+      message += " (a tab in the indentation: YAML indents with spaces)";
+    diags.error(loc, message, diag::kYamlSyntax);
   }
   return builder.take();
 }

@@ -49,8 +49,10 @@ void warn_unconstrained_verbs(const PolicyIR& ir, const std::vector<PolicyDocume
 std::optional<PolicyIR> build_ir(const std::vector<PolicyDocument>& documents, const std::vector<Target>& targets,
                                  Diagnostics& diags) {
   if (documents.empty()) {
-    diags.global_error("the cascade has no policy documents; nothing is unconfined by default, so this is refused",
-                       diag::kEmptyCascade);
+    // A file that failed to load has said why; an empty cascade then is no second fault.
+    if (diags.error_count() == 0)
+      diags.global_error("the cascade has no policy documents; nothing is unconfined by default, so this is refused",
+                         diag::kEmptyCascade);
     return std::nullopt;
   }
   const unsigned errors_before = diags.error_count();

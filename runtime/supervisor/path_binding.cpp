@@ -345,7 +345,7 @@ Result<BoundRuleset> bind_landlock_ruleset(const plan::LandlockRuleset& ruleset,
     const OpenedRulePath opened = open_rule_path(rule, path, lookups[i], anchors, anchored);
     if (!opened.refusal.empty()) return fail(opened.refusal);
     if (opened.fd < 0) {
-      if (opened.error == ENOENT && (rule.flags & plan::kRuleOptional)) {
+      if (path_absent(opened.error) && (rule.flags & plan::kRuleOptional)) {
         bound.skipped_optional.push_back(path);
         bound.granted.push_back({rule_template(rule), "", 0, std::nullopt});
         continue;

@@ -2,6 +2,7 @@
 // descriptors on this host, and build the Landlock ruleset from them.
 #pragma once
 
+#include <cerrno>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -47,6 +48,11 @@ std::string rule_template(const plan::LandlockRule& rule);
 // The path the kernel resolved for an open descriptor (/proc/self/fd), or
 // `fallback` when it cannot be read.
 std::string resolved_path(int fd, const std::string& fallback);
+
+// Whether a lookup's errno says the path is not there, so that an optional
+// path is skipped: ENOENT, or ENOTDIR where a component on the way is a file
+// (`.git` is one in a git worktree or submodule: no `.git/config` beneath it).
+inline bool path_absent(int error) { return error == ENOENT || error == ENOTDIR; }
 
 struct BoundRuleset {
   int ruleset_fd = -1;                       // close-on-exec

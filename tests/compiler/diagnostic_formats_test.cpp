@@ -65,7 +65,7 @@ TEST_CASE("json: one document with ids, positions, ranges and notes") {
   CHECK(dup["id"] == "AASM0011");
   CHECK(dup["message"] == "duplicate key 'read'");  // no ` [id]` suffix: the id has its own field
   CHECK(dup["file"] == "duplicate-key.yaml");
-  CHECK(dup["line"] == 14);
+  CHECK(dup["line"] == 13);
   CHECK(dup["column"] == 5);
   CHECK(dup["endColumn"] == 9);  // one past `read`
   REQUIRE(dup["notes"].size() == 1);
@@ -73,7 +73,7 @@ TEST_CASE("json: one document with ids, positions, ranges and notes") {
   CHECK(note["severity"] == "note");
   CHECK(note["message"] == "first set here");
   CHECK(note["file"] == "duplicate-key.yaml");
-  CHECK(note["line"] == 13);
+  CHECK(note["line"] == 12);
   CHECK(note["column"] == 5);
   CHECK(note["endColumn"].is_null());  // a caret, no range
   CHECK_FALSE(note.contains("notes"));
@@ -188,13 +188,13 @@ TEST_CASE("sarif: a 2.1.0 log GitHub code scanning accepts") {
   CHECK(dup["message"]["text"] == "duplicate key 'read'");
   const Json& where = dup["locations"][0]["physicalLocation"];
   CHECK(where["artifactLocation"]["uri"] == "broken/duplicate-key.yaml");
-  CHECK(where["region"] == Json::parse(R"({"startLine":14,"startColumn":5,"endColumn":9})"));
+  CHECK(where["region"] == Json::parse(R"({"startLine":13,"startColumn":5,"endColumn":9})"));
   REQUIRE(dup["relatedLocations"].size() == 1);
   const Json& related = dup["relatedLocations"][0];
   CHECK(related["id"] == 1);
   CHECK(related["message"]["text"] == "first set here");
   CHECK(related["physicalLocation"]["artifactLocation"]["uri"] == "broken/duplicate-key.yaml");
-  CHECK(related["physicalLocation"]["region"]["startLine"] == 13);
+  CHECK(related["physicalLocation"]["region"]["startLine"] == 12);
   CHECK(related["physicalLocation"]["region"]["startColumn"] == 5);
 
   bool saw_warning = false;
@@ -293,10 +293,10 @@ TEST_CASE("text: unchanged, the default, and the same when asked for") {
   CHECK(plain.err == asked.err);
   // Clang style: location, message with id, source line, caret and range;
   // the note right after its error. No color: stderr is not a terminal.
-  CHECK(plain.err.starts_with("duplicate-key.yaml:14:5: error: duplicate key 'read' [AASM0011]\n"
+  CHECK(plain.err.starts_with("duplicate-key.yaml:13:5: error: duplicate key 'read' [AASM0011]\n"
                               "    read: {allow: [\"/etc\"]}\n"
                               "    ^~~~\n"
-                              "duplicate-key.yaml:13:5: note: first set here\n"
+                              "duplicate-key.yaml:12:5: note: first set here\n"
                               "    read: {allow: [\"/usr\"]}\n"
                               "    ^\n"));
   CHECK(plain.err.find('\x1b') == std::string::npos);

@@ -87,8 +87,9 @@ TEST_CASE("a missing policy file is an error at file:1:1, exit 1") {
   TempDir out;
   const Run r = run({binary("AASMC"), "compile", out / "missing.yaml", "-o", out / "plan.bin"});
   CHECK(r.exit_code == 1);
-  CHECK(r.err.find(out / "missing.yaml:1:1: error: cannot read policy file: No such file or directory [AASM0001]") !=
-        std::string::npos);
+  // Its own error alone: the empty cascade it leaves is no second fault (AASM0050).
+  CHECK(diagnostic_lines(r.err, out / "missing.yaml") ==
+        std::vector<std::string>{"1:1: error: cannot read policy file: No such file or directory [AASM0001]"});
   CHECK_FALSE(exists(out / "plan.bin"));
 }
 
@@ -98,6 +99,22 @@ TEST_CASE("a failed compile leaves an existing plan untouched") {
   const Run r = run({binary("AASMC"), "compile", testdata() + "/broken/unknown-key.yaml", "-o", out / "plan.bin"});
   CHECK(r.exit_code == 1);
   CHECK(read_file(out / "plan.bin") == "previous plan");
+}
+
+TEST_CASE("an output that cannot be written is refused with the OS's reason, by compile and export") {
+  TempDir out;
+  const std::string policy = testdata() + "/policies/demo.yaml";
+  const std::string target = out / "missing-dir/x.bin";
+  for (const std::vector<std::string>& verb :
+       {std::vector<std::string>{"compile"}, std::vector<std::string>{"export", "--format", "oci"}}) {
+    std::vector<std::string> argv{binary("AASMC")};
+    argv.insert(argv.end(), verb.begin(), verb.end());
+    argv.insert(argv.end(), {policy, "-o", target});
+    const Run r = run(argv);
+    INFO(verb[0], " stderr:\n", r.err);
+    CHECK(r.exit_code == 1);
+    CHECK(contains("\n" + r.err, "\naasmc: error: cannot write '" + target + "': No such file or directory [AASM0101]\n"));
+  }
 }
 
 TEST_CASE("a policy file over 1 MiB is refused before it is parsed") {
@@ -117,6 +134,21 @@ TEST_CASE("usage errors exit 2") {
   CHECK(run({binary("AASMC"), "compile", "x.yaml"}).exit_code == 2);  // no -o
   CHECK(run({binary("AASMC"), "compile", "x.yaml", "-o", "p", "--arch", "mips"}).exit_code == 2);
   CHECK(run({binary("AASMC"), "frobnicate"}).exit_code == 2);
+  // `--` is no option's value, on every verb's parser.
+  const std::string policy = testdata() + "/policies/demo.yaml";
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"compile", policy, "-o", "--"},
+           {"compile", policy, "-o", "p", "--arch", "--"},
+           {"compile", policy, "-o", "p", "--backend", "--"},
+           {"compile", policy, "-o", "p", "--diagnostics-format", "--"},
+           {"export", policy, "--format", "--"}}) {
+    std::vector<std::string> argv{binary("AASMC")};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const Run r = run(argv);
+    CAPTURE(args[args.size() - 2]);
+    CHECK(r.exit_code == 2);
+    CHECK(contains(r.err, "aasmc: error: " + args[args.size() - 2] + " needs a value"));
+  }
 }
 
 // testdata/explain/*.yaml end with `# EXPLAIN:` lines: what `aasmc explain

@@ -37,6 +37,19 @@ TEST_CASE("exit code: a command killed by signal N is 128+N") {
   CHECK_RUN(probe(plan, {"raise", "0"}), 0, "OK\n");
 }
 
+TEST_CASE("exit code: `--` is no option's value: a usage error, 125, before anything runs") {
+  Sandbox s;
+  const std::string plan = compile(s.dir, s.base());
+  for (const char* option : {"--receipt", "--receipt-fd", "--receipt-key-file", "--expect-digest", "--bwrap"}) {
+    CAPTURE(option);
+    const Run r = run({binary("AASM_LAUNCH"), plan, option, "--", "/bin/true"});
+    CHECK(r.exit_code == 125);
+    CHECK(contains(r.err, std::string("aasm-launch: error: ") + option + " needs "));
+  }
+  // Control: given a value, the same launch runs.
+  CHECK(run({binary("AASM_LAUNCH"), plan, "--receipt", s.dir / "receipt.json", "--", "/bin/true"}).exit_code == 0);
+}
+
 TEST_CASE("exit code: the command's own status passes through") {
   Sandbox s;
   const std::string plan = compile(s.dir, s.base());

@@ -1,5 +1,6 @@
 // A damaged plan makes aasm-launch exit 125 before anything runs. The command
-// would create a marker file; its absence proves it never started.
+// would create a marker file; its absence proves it never started. So does a
+// plan for another architecture.
 #include <unistd.h>
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include "harness.h"
 #include "plan/codec.h"
 #include "plan/format.h"
+#include "plan/plan.h"
 #include "plan_fixture.h"
 #include "sandbox.h"
 
@@ -85,4 +87,33 @@ TEST_CASE("plan refusal: a damaged plan exits 125 before the command runs") {
     CHECK((!r.err.empty() && r.err.back() == '\n'));
     CHECK_MESSAGE(r.err.find(keyword) != std::string::npos, "expected '", keyword, "' in: ", r.err);
   }
+}
+
+TEST_CASE("plan refusal: a plan for another architecture only names each of its architectures once") {
+#if defined(__x86_64__)
+  const std::string native = "x86_64", other = "aarch64";
+#else
+  const std::string native = "aarch64", other = "x86_64";
+#endif
+  Sandbox s;
+  const std::string plan = s.dir / "other-arch.bin";
+  // coding-agent has several programs per architecture (its socket rules' filter before the main one).
+  const Run compiled = run({binary("AASMC"), "compile", "--arch", other,
+                            binary("AASM_PROFILES") + "/coding-agent.yaml", "-o", plan});
+  INFO(compiled.err);
+  REQUIRE(compiled.exit_code == 0);
+  auto bytes = aasm::plan::read_plan_file(plan);
+  REQUIRE(bytes);
+  auto decoded = aasm::plan::decode_plan(*bytes);
+  REQUIRE(decoded);
+  REQUIRE(decoded->seccomp.size() > 1);
+  const Run r = run({binary("AASM_LAUNCH"), plan, "--", "/bin/true"}, s.dir.path());
+  CHECK(r.exit_code == 125);
+  CHECK(contains(r.err, "(" + native + "; it has " + other + "); recompile with --arch " + native + "\n"));
+  // Control: the same profile for this host's architecture gets past that check.
+  const Run native_compiled = run({binary("AASMC"), "compile", "--arch", native,
+                                   binary("AASM_PROFILES") + "/coding-agent.yaml", "-o", s.dir / "native.bin"});
+  REQUIRE(native_compiled.exit_code == 0);
+  CHECK_FALSE(contains(run({binary("AASM_LAUNCH"), s.dir / "native.bin", "--", "/bin/true"}, s.dir.path()).err,
+                       "no seccomp program for this host's architecture"));
 }

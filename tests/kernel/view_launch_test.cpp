@@ -191,7 +191,8 @@ TEST_CASE("view launch: coding-agent with the filesystem view, as root") { view_
 TEST_CASE("view launch: coding-agent with the filesystem view, as uid 65534") { view_suite(kNobody); }
 
 // A protected path that is missing is refused unless it is optional: then
-// it is skipped, and said so (a workspace that is not a git repository).
+// it is skipped, and said so (a workspace that is not a git repository, or
+// a git worktree, whose .git is a file).
 TEST_CASE("view launch: a missing protected path refuses the launch unless filesystem.optional lists it") {
   TempDir dir("/var/tmp");
   const std::string ws = dir / "ws";
@@ -227,6 +228,20 @@ spec:
   INFO(ran.err);
   CHECK(ran.exit_code == 0);
   CHECK(contains(ran.err, "optional path '${CWD}/.git/config' does not exist here"));
+
+  // A git worktree or submodule: .git is a file, so .git/config is not there
+  // either (ENOTDIR, not ENOENT): skipped when optional, refused when not.
+  const std::string worktree = dir / "worktree";
+  make_dir(worktree);
+  write_file(worktree + "/.git", "gitdir: /var/tmp/elsewhere/.git/worktrees/w\n");
+  const Run in_worktree = run({binary("AASM_LAUNCH"), optional, "--", "/usr/bin/true"}, worktree);
+  INFO(in_worktree.err);
+  CHECK(in_worktree.exit_code == 0);
+  CHECK(contains(in_worktree.err, "optional path '${CWD}/.git/config' does not exist here"));
+  const Run required_in_worktree = run({binary("AASM_LAUNCH"), required, "--", "/usr/bin/true"}, worktree);
+  CHECK(required_in_worktree.exit_code == 125);
+  CHECK(contains(required_in_worktree.err, "filesystem_view: ${CWD}/.git/config"));
+  CHECK(contains(required_in_worktree.err, "Not a directory"));
 }
 
 }  // namespace aasm::ktest
