@@ -176,19 +176,32 @@ std::optional<Record> parse(int type, std::string_view text) {
   return record;
 }
 
+// Not NLMSG_OK/NLMSG_NEXT over a size_t: NLMSG_NEXT subtracts the aligned
+// length, which for audit's unaligned last message wrapped `left` around
+// and walked the stack past the datagram (a crash seen under load).
+void for_each_message(std::string_view datagram, const std::function<void(int type, std::string_view text)>& take) {
+  size_t at = 0;
+  while (datagram.size() - at >= NLMSG_HDRLEN) {
+    nlmsghdr header;
+    std::memcpy(&header, datagram.data() + at, sizeof header);  // the datagram need not be aligned
+    if (header.nlmsg_len < NLMSG_HDRLEN || header.nlmsg_len > datagram.size() - at) return;
+    const std::string_view text = datagram.substr(at + NLMSG_HDRLEN, header.nlmsg_len - NLMSG_HDRLEN);
+    take(header.nlmsg_type, text.substr(0, text.find('\0')));
+    at += std::min<size_t>(NLMSG_ALIGN(header.nlmsg_len), datagram.size() - at);
+  }
+}
+
 void Reader::read_pending() {
   char buffer[16384];
   for (;;) {
     const ssize_t n = ::recv(fd_, buffer, sizeof buffer, MSG_DONTWAIT);
     if (n <= 0) return;
-    size_t left = size_t(n);
-    for (const nlmsghdr* m = reinterpret_cast<const nlmsghdr*>(buffer); NLMSG_OK(m, left); m = NLMSG_NEXT(m, left)) {
-      const std::string_view text(static_cast<const char*>(NLMSG_DATA(m)), m->nlmsg_len - NLMSG_HDRLEN);
-      const std::optional<Record> record = parse(m->nlmsg_type, text.substr(0, text.find('\0')));
-      if (!record) continue;
+    for_each_message(std::string_view(buffer, size_t(n)), [this](int type, std::string_view text) {
+      const std::optional<Record> record = parse(type, text);
+      if (!record) return;
       if (record->creator && *record->creator == command_) domains_.insert(record->domain);
       if (record->denial && domains_.count(record->domain)) log_.add(*record->denial);
-    }
+    });
   }
 }
 

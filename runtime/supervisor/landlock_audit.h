@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
@@ -59,6 +60,11 @@ struct Record {
   std::optional<denials::Denial> denial;  // an access record: what was refused
 };
 std::optional<Record> parse(int type, std::string_view text);
+
+// Each netlink message of one datagram `recv` returned: its type and text
+// (up to its first NUL). Audit's messages end unaligned, so the last one's
+// NLMSG_ALIGN reaches past the datagram; nothing is read beyond it.
+void for_each_message(std::string_view datagram, const std::function<void(int type, std::string_view text)>& take);
 
 // Reads the subscription's pending records into `log`: the denials of the
 // domains `command` made (the launcher's child restricts itself).

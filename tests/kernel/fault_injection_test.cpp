@@ -324,7 +324,7 @@ TEST_CASE("fault injection: without user namespaces coding-agent is refused for 
   CHECK(read_file(marker) == "ran\n");
   CHECK(read_file(ws + "/.git/config") == "[core]\n[alias]\n");
   CHECK(contains(degraded.err, "aasm-launch: note: filesystem_view is not enforced here: "));
-  CHECK(contains(degraded.err, "NOT protected (writable wherever their tree is): ${CWD}/.git/config, ${CWD}/.git/hooks"));
+  CHECK(contains(degraded.err, "NOT protected (writable wherever their tree is): ${CWD}/.git/commondir, ${CWD}/.git/config, ${CWD}/.git/config.worktree, ${CWD}/.git/hooks"));
   const std::string text = read_file(receipt);
   // Canonical JSON (docs/receipts.md#the-seal): a mount's members sorted by name.
   CHECK(contains(text, "\"path\":\"${CWD}/.git/config\",\"status\":\"NOT protected (the view degraded)\",\"what\":\"bind, protected"));

@@ -5,7 +5,12 @@
 // checked here as text; the delivery is not exercised end to end.
 #include <doctest/doctest.h>
 
+#include <linux/netlink.h>
+
 #include <cerrno>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "kernel/landlock_uapi.h"
 #include "supervisor/landlock_audit.h"
@@ -74,4 +79,42 @@ TEST_CASE("landlock audit: the sentence for a host that delivers none names why 
   CHECK(s.find("(auditing is disabled on this host)") != std::string::npos);
   CHECK(s.find("--explain") != std::string::npos);
   CHECK(s.find("auditctl -e 1") != std::string::npos);
+}
+
+namespace {
+// One netlink message as audit sends it: the header's length counts the
+// text exactly, unaligned.
+std::string audit_message(int type, std::string_view text) {
+  nlmsghdr header{};
+  header.nlmsg_len = uint32_t(NLMSG_HDRLEN + text.size());
+  header.nlmsg_type = uint16_t(type);
+  std::string out(reinterpret_cast<const char*>(&header), sizeof header);
+  out.append(NLMSG_HDRLEN - sizeof header, '\0');
+  out.append(text);
+  return out;
+}
+}  // namespace
+
+TEST_CASE("landlock audit: a datagram's messages are read to its end and never past it, the last one unaligned") {
+  const std::string first = audit_message(kDomain, "audit(1.1:1): domain=1 status=allocated pid=7");  // 47 bytes: unaligned
+  REQUIRE(first.size() % NLMSG_ALIGNTO != 0);
+  std::string datagram = first + std::string(NLMSG_ALIGN(first.size()) - first.size(), '\0');
+  datagram += audit_message(kAccess, "audit(1.1:2): domain=1 blockers=fs.read_file path=\"/x\"");
+  // Beyond the datagram, memory that looks like more messages: the reader
+  // must not take it (NLMSG_NEXT over a size_t wrapped around here).
+  const std::string memory = datagram + audit_message(kAccess, "audit(1.1:3): domain=1 blockers=fs.write_file path=\"/y\"");
+  std::vector<std::pair<int, std::string>> taken;
+  landlock_audit::for_each_message(std::string_view(memory.data(), datagram.size()),
+                                   [&](int type, std::string_view text) { taken.emplace_back(type, std::string(text)); });
+  REQUIRE(taken.size() == 2);
+  CHECK(taken[0] == std::pair<int, std::string>{kDomain, "audit(1.1:1): domain=1 status=allocated pid=7"});
+  CHECK(taken[1].second.find("path=\"/x\"") != std::string::npos);
+
+  SUBCASE("a header that claims more than the datagram holds ends the reading") {
+    std::string lying = audit_message(kAccess, "audit(1.1:4): domain=1");
+    lying[0] = char(0x7f);  // nlmsg_len far past the end
+    taken.clear();
+    landlock_audit::for_each_message(lying, [&](int type, std::string_view text) { taken.emplace_back(type, std::string(text)); });
+    CHECK(taken.empty());
+  }
 }
