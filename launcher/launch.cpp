@@ -51,6 +51,7 @@
 #include "supervisor/janitor.h"
 #include "supervisor/exec_refusal.h"
 #include "supervisor/listener_answers.h"
+#include "supervisor/output_writer.h"
 #include "supervisor/supervise.h"
 
 namespace aasm {
@@ -378,6 +379,28 @@ std::string ending_description(Ending ending, const SupervisionLimits& limits) {
   return "?";
 }
 
+// A receipt event and a note: what of the command's relayed output did not
+// reach the launcher's own, and why.
+std::string output_loss_event(const char* stream, const OutputLoss& loss) {
+  std::string event = std::to_string(loss.bytes) + " bytes of the command's " + stream + " were dropped: ";
+  if (loss.stalled)
+    return event + "the launcher's " + stream + " took no more within " + std::to_string(kOutputGraceSeconds) +
+           " s of the command's end (a terminal whose output is stopped, a reader that does not read)";
+  return event + "writing the launcher's " + stream + " failed: " + std::strerror(loss.error);
+}
+
+// Writes the launcher's last words on stderr. Not with fprintf: the command
+// may have stopped the terminal's output (TCOOFF on the terminal it
+// inherited), or stderr be a pipe nobody reads, and a blocking write would
+// keep the launcher from ever exiting. An OutputWriter's thread writes them,
+// given up after kOutputGraceSeconds (at once on a file the relay gave up on).
+void say_last(const std::string& text) {
+  if (text.empty()) return;
+  OutputWriter writer(STDERR_FILENO);
+  writer.write(text);
+  writer.wait(monotonic_ms() + int64_t(kOutputGraceSeconds) * 1000);
+}
+
 // What the run's cgroup saw, and whether its end was proven.
 struct RunReport {
   std::vector<std::string> events;  // OOM kills, task-limit hits: from the kernel's counters
@@ -439,15 +462,16 @@ void print_notes(const LaunchReport& report) {
 // made is what the protection was for (git reads its configuration and
 // hooks through .git/config, .git/commondir, .git/config.worktree), so the
 // run ends saying so. lstat only: the command may have made it a link.
-void warn_created_protected(const LaunchReport& report) {
+std::string created_protected_warnings(const LaunchReport& report) {
+  std::string said;
   for (const LaunchReport::MissingProtected& path : report.skipped_protected) {
     struct stat st {};
     if (::lstat(path.host_path.c_str(), &st) == 0)
-      std::fprintf(stderr,
-                   "aasm-launch: warning: the command created '%s' (%s), a protected path that was missing at launch "
-                   "and so not protected: inspect it before anything outside the sandbox reads it\n",
-                   path.path_template.c_str(), path.host_path.c_str());
+      said += "aasm-launch: warning: the command created '" + path.path_template + "' (" + path.host_path +
+              "), a protected path that was missing at launch and so not protected: inspect it before anything "
+              "outside the sandbox reads it\n";
   }
+  return said;
 }
 
 // The plan's provenance, decoded only now that denials are to be explained
@@ -723,6 +747,8 @@ int launch(const LaunchRequest& request) {
   RunReport run_report = finish_cgroup(*prepared);
   if (prepared->connect_answers)
     for (std::string& line : prepared->connect_answers->summary()) run_report.events.push_back(std::move(line));
+  for (const auto& [stream, loss] : {std::pair{"stdout", supervised.stdout_lost}, std::pair{"stderr", supervised.stderr_lost}})
+    if (loss.bytes) run_report.events.push_back(output_loss_event(stream, loss));
   const bool audit_subscribed = audit.fd >= 0;
   if (audit_subscribed) ::close(audit.fd);
   (*janitor)->release();
@@ -730,13 +756,14 @@ int launch(const LaunchRequest& request) {
   int code = WIFSIGNALED(status) ? exit_code::kSignalBase + WTERMSIG(status) : WEXITSTATUS(status);
   // Told apart from the command's own SIGKILL and an OOM kill, as timeout(1) does.
   if (supervised.ending == Ending::kDeadline) code = exit_code::kDeadline;
+  // The launcher's last words on stderr, written at the very end (say_last).
+  std::string said;
   if (supervised.ending != Ending::kExited)
-    std::fprintf(stderr, "aasm-launch: error: the run passed its %s and its process group was killed\n",
-                 ending_description(supervised.ending, limits).c_str());
-  for (const std::string& event : run_report.events)
-    std::fprintf(stderr, "aasm-launch: note: %s\n", event.c_str());
+    said += "aasm-launch: error: the run passed its " + ending_description(supervised.ending, limits) +
+            " and its process group was killed\n";
+  for (const std::string& event : run_report.events) said += "aasm-launch: note: " + event + "\n";
   if (!run_report.cleanup_complete) {
-    std::fprintf(stderr, "aasm-launch: error: cleanup incomplete: %s\n", run_report.cleanup.c_str());
+    said += "aasm-launch: error: cleanup incomplete: " + run_report.cleanup + "\n";
     if (code == 0) code = exit_code::kLauncherError;
   }
   // The exec itself refused: which file of it Landlock refused `execute`.
@@ -764,11 +791,9 @@ int launch(const LaunchRequest& request) {
   if (!prepared->errno_kept.empty()) launch_report.denials_unseen.push_back(errno_kept_unseen(*prepared));
   const Result<LaunchContext> found_context = current_launch_context();
   const LaunchContext context = found_context ? *found_context : LaunchContext{};
-  std::fputs(denials::render_report(denial_log, prepared->plan, context, launch_report.denials_unseen, failed_on_its_own,
-                                    request.denials)
-                 .c_str(),
-             stderr);
-  warn_created_protected(launch_report);
+  said += denials::render_report(denial_log, prepared->plan, context, launch_report.denials_unseen, failed_on_its_own,
+                                 request.denials);
+  said += created_protected_warnings(launch_report);
   const auto stage = ChildStage(report->stage.load());
   if (stage != ChildStage::kNone) {
     // The child failed before its command ran. Its own exit might not have gone
@@ -785,9 +810,8 @@ int launch(const LaunchRequest& request) {
     if (stage == ChildStage::kCgroup && error == EINVAL && (policy == SCHED_FIFO || policy == SCHED_RR))
       step += " (the launcher runs with a real-time scheduling policy, and a new cpu group grants real-time tasks no "
               "runtime (cpu.rt_runtime_us 0); start aasm-launch with a normal policy, not under chrt -f or -r)";
-    std::fprintf(stderr, "aasm-launch: error: %s '%s': %s: %s\n",
-                 stage == ChildStage::kExec ? "cannot execute" : "cannot confine", request.command.front().c_str(),
-                 step.c_str(), std::strerror(error));
+    said += std::string("aasm-launch: error: ") + (stage == ChildStage::kExec ? "cannot execute" : "cannot confine") +
+            " '" + request.command.front() + "': " + step + ": " + std::strerror(error) + "\n";
     code = child_exit_code(stage, error);
   }
   if (receipt) {
@@ -802,10 +826,11 @@ int launch(const LaunchRequest& request) {
         launch_report, end, withheld(context.cwd),
         receipt_denials(denial_log, prepared->plan, context, launch_report.denials_unseen))));
     if (!written) {
-      std::fprintf(stderr, "aasm-launch: error: %s\n", written.error().message.c_str());
+      said += "aasm-launch: error: " + written.error().message + "\n";
       if (code == 0) code = exit_code::kLauncherError;
     }
   }
+  say_last(said);
   return code;
 }
 

@@ -1,5 +1,6 @@
 // The supervisor's loop while the command runs: relay its output through
-// pipes counting bytes, enforce the wall-clock deadline and the output
+// pipes counting bytes (never waiting on the launcher's own stdout/stderr:
+// output_writer.h), enforce the wall-clock deadline and the output
 // limits, forward SIGINT/SIGTERM/SIGHUP, answer the calls its seccomp
 // listener hands it (listener_answers.h), follow the --explain tracer's
 // stops, and notice the command's exit
@@ -26,10 +27,23 @@ struct SupervisionLimits {
 enum class Ending { kExited, kDeadline, kStdoutLimit, kStderrLimit };
 const char* ending_name(Ending ending);
 
+// How long, at the end of the run, the launcher waits for its own stdout
+// and stderr to take what is left for them (output_writer.h); then it gives
+// them up.
+constexpr int kOutputGraceSeconds = 5;
+
+// What of the command's relayed output did not reach the launcher's own.
+struct OutputLoss {
+  uint64_t bytes = 0;  // counted toward the limits all the same
+  int error = 0;       // the errno of the write that failed (a reader gone: EPIPE), or 0
+  bool stalled = false;  // given up on: it took nothing for kOutputGraceSeconds at the end
+};
+
 struct SupervisionResult {
   int status = 0;  // waitpid status of the command
   Ending ending = Ending::kExited;
   uint64_t stdout_bytes = 0, stderr_bytes = 0;
+  OutputLoss stdout_lost, stderr_lost;
 };
 
 struct SupervisedChild {

@@ -25,6 +25,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -540,6 +541,114 @@ TEST_CASE("supervision: resources.wall_clock kills a command that ignores signal
     CHECK_RUN(g.run, 0, "y\ny\ny\ny\ny\n");
     CHECK(g.run.err == "");
     CHECK(g.seconds < 1.9);
+  }
+}
+
+// ---------------------------------------------------------------- stalled output
+
+// A pseudo-terminal the test holds: the launcher gets the slave as its stdin
+// and stdout (and stderr); the master stays open here and is not read until
+// the launcher has exited, so a terminal whose output the command stopped
+// stays stopped.
+class Pty {
+ public:
+  Pty() {
+    master_ = ::posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+    REQUIRE_MESSAGE(master_ >= 0, "posix_openpt: ", std::strerror(errno));
+    REQUIRE(::grantpt(master_) == 0);
+    REQUIRE(::unlockpt(master_) == 0);
+    const char* name = ::ptsname(master_);
+    REQUIRE(name != nullptr);
+    slave_ = ::open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
+    REQUIRE_MESSAGE(slave_ >= 0, "open ", name, ": ", std::strerror(errno));
+  }
+  ~Pty() {
+    for (int fd : {slave_, master_}) ::close(fd);
+  }
+  Pty(const Pty&) = delete;
+  Pty& operator=(const Pty&) = delete;
+
+  int slave() const { return slave_; }
+  // What the terminal shows now (its output processing turns \n into \r\n).
+  std::string shown() const {
+    ::fcntl(master_, F_SETFL, O_NONBLOCK);
+    std::string out;
+    char buffer[4096];
+    for (ssize_t n; (n = ::read(master_, buffer, sizeof buffer)) > 0 || (n < 0 && errno == EINTR);)
+      if (n > 0) out.append(buffer, size_t(n));
+    return out;
+  }
+
+ private:
+  int master_ = -1, slave_ = -1;
+};
+
+// The command inherits the launcher's terminal as its stdin and may stop the
+// terminal's output (ioctl(0, TCXONC, TCOOFF): its seccomp filter and
+// Landlock allow it, and a terminal that is not its controlling one asks
+// nothing more). The launcher's next write there would block until someone
+// restarts the output: its deadline, its listener, its signal forwarding
+// would stop with it, and it would never exit. It writes through a thread of
+// its own instead (runtime/supervisor/output_writer.h), gives up the
+// stalled output kOutputGraceSeconds (5 s) after the command's end, reports
+// what it dropped where it still can, and exits with the deadline's 124.
+TEST_CASE("supervision: a command that stops its terminal's output neither stalls the supervisor nor hangs the launcher") {
+  TempDir dir;
+  // stdout relayed through the supervisor (its limit), stderr a pipe here.
+  const std::string relayed = compile_plan(dir, "stall-relayed", "  resources: {wall_clock: 2s, stdout: 1Mi}\n");
+  // Nothing relayed: the command writes to the terminal itself, and the
+  // launcher's own last message (the deadline's) goes to the same terminal.
+  const std::string direct = compile_plan(dir, "stall-direct", "  resources: {wall_clock: 2s}\n");
+  for (const bool stop : {true, false}) {
+    for (const std::string& plan : {relayed, direct}) {
+      const bool relaying = plan == relayed;
+      CAPTURE(stop);
+      CAPTURE(relaying);
+      const std::string pid_file = dir / (std::string(relaying ? "relayed" : "direct") + (stop ? "-stop" : "-go") + ".pid");
+      Pty pty;
+      Started::Options options;
+      options.extra_fds = {{0, pty.slave()}, {1, pty.slave()}};
+      if (!relaying) options.extra_fds[2] = pty.slave();
+      Started started(launch_argv(plan, {"tty-stall", pid_file, stop ? "stop" : "go", "30"}), options);
+      const std::optional<pid_t> command = wait_pid_file(pid_file, 10);
+      REQUIRE(command.has_value());
+      // The deadline's kill reaches the command while the output is still
+      // stopped: the supervision loop did not wait on it.
+      const std::optional<double> command_gone = wait_ended(*command, 10.0);
+      const Started::Finished f = started.finish(30);
+      MESSAGE("a command ", std::string(stop ? "stopping" : "not stopping"), " its terminal's output (",
+              std::string(relaying ? "stdout relayed" : "nothing relayed"), ") under wall_clock 2s: the launcher exited after ",
+              f.seconds, " s");
+      INFO("stderr: ", f.run.err);
+      CHECK_FALSE(f.timed_out);
+      CHECK(f.seconds < 15.0);
+      CHECK(f.run.signal == 0);
+      CHECK(f.run.exit_code == 124);
+      CHECK_MESSAGE(command_gone.has_value(), "the command outlived its deadline");
+      if (command_gone) CHECK(*command_gone < 4.0);
+      CHECK_MESSAGE(wait_ended(*command, 2.0).has_value(), "the command outlived the launcher");
+      kill_probe(*command);
+      const std::string shown = pty.shown();
+      INFO("terminal: ", shown);
+      if (stop) {
+        // Stopped: nothing after the stop reached the terminal.
+        CHECK_FALSE(contains(shown, "AFTER"));
+        // The relayed "AFTER\n" was in the writer's hand, and is reported
+        // on stderr, which still takes it.
+        if (relaying)
+          CHECK(f.run.err == ended_line("wall-clock limit of 2s") +
+                                 "aasm-launch: note: 6 bytes of the command's stdout were dropped: the launcher's stdout "
+                                 "took no more within 5 s of the command's end (a terminal whose output is stopped, a "
+                                 "reader that does not read)\n");
+      } else {
+        // Control: the same command without the stop: its output and the
+        // launcher's message arrive on the terminal, and nothing is dropped.
+        CHECK(contains(shown, "AFTER\r\n"));
+        CHECK(f.seconds < 6.0);
+        if (relaying) CHECK(f.run.err == ended_line("wall-clock limit of 2s"));
+        else CHECK(contains(shown, "aasm-launch: error: the run passed its wall-clock limit of 2s"));
+      }
+    }
   }
 }
 

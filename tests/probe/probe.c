@@ -61,6 +61,7 @@
 #include <sys/time.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -910,6 +911,20 @@ static int op_wait_signal(const char* pidfile, double seconds) {
   return 3;
 }
 
+// Writes its pid to PIDFILE; with `stop`, stops the output of the terminal
+// on its stdin (ioctl(0, TCXONC, TCOOFF): no need for it to be its
+// controlling terminal), as a command may to stall its supervisor's writes;
+// then prints `AFTER` (on a terminal stopped so, the write blocks), sleeps
+// SECONDS and prints `TIMEOUT` (exit 3). `go`: the same without the stop.
+static int op_tty_stall(const char* pidfile, const char* how, double seconds) {
+  if (write_pid_file(pidfile, syscall(SYS_getpid)) != 0) return fail(errno);
+  if (strcmp(how, "stop") == 0 && ioctl(STDIN_FILENO, TCXONC, TCOOFF) != 0) return fail(errno);
+  say("AFTER");
+  sleep_seconds(seconds);
+  say("TIMEOUT");
+  return 3;
+}
+
 // Maps N MiB of anonymous memory without touching it: address space, which
 // RLIMIT_AS limits and a memory cgroup does not (it counts touched pages).
 static int op_map_mib(long mib) {
@@ -1107,6 +1122,7 @@ static int usage(void) {
       "                | socketpair stream|seqpacket|dgram | unix-connect PATH\n"
       "                | env | fds | write-bytes PATH N | open-many PATH N | spin SECONDS | stop-self\n"
       "                | yes out|err N|forever | grandchild PIDFILE SECONDS [setsid] | wait-signal PIDFILE SECONDS\n"
+      "                | tty-stall PIDFILE stop|go SECONDS\n"
       "                | map-mib N | meta chmod|utime|setxattr|setflags|chmod-setuid|chmod2-setuid|create-setuid|openat2-create PATH | prlimit PID|parent|janitor N\n"
       "                | open-write PATH | write-text PATH TEXT|self | sigio PID SIGNAL\n"
       "                | opath proc PATH | opath at DIR NAME | rename-exchange A B | unix-bind PATH\n"
@@ -1219,6 +1235,7 @@ int main(int argc, char** argv) {
   if (strcmp(op, "grandchild") == 0 && argc == 5 && strcmp(argv[4], "setsid") == 0)
     return op_grandchild(argv[2], atof(argv[3]), 1);
   if (strcmp(op, "wait-signal") == 0 && argc == 4) return op_wait_signal(argv[2], atof(argv[3]));
+  if (strcmp(op, "tty-stall") == 0 && argc == 5) return op_tty_stall(argv[2], argv[3], atof(argv[4]));
   if (strcmp(op, "meta") == 0 && argc == 4) return op_meta(argv[2], argv[3]);
   if (strcmp(op, "prlimit") == 0 && argc == 4) return op_prlimit(argv[2], atol(argv[3]));
   if (strcmp(op, "open-write") == 0 && argc == 3) return op_open_write(argv[2]);
