@@ -46,26 +46,23 @@ TEST_CASE("suggest: a receipt's edit is a diff on stdout, its widening a warning
     CHECK(suggest(dir, R"({"entries": [)" + entry(kReadEdit) + "]}").out == r.out);
     CHECK(suggest(dir, "[" + entry(kReadEdit) + "]").out == r.out);
   }
+  // The --denials=full report's text for the same denial.
+  const std::string report = "aasm-launch: denials: 1 distinct\n"
+                             "  read_file ${HOME}/.ssh/id_rsa -> EACCES  x1\n"
+                             "    seen by: tracer (landlock_fs)\n"
+                             "    refused by mine.yaml:6:11 (mine): filesystem.read.allow\n"
+                             "    edit: add ${HOME}/.ssh/id_rsa to filesystem.read.allow in mine.yaml  "
+                             "[warning: widens ${HOME}/.ssh]\n";
   SUBCASE("so is the text of the --denials=full report, which names the path, the right, the line and the edit") {
-    const Run text = suggest(dir, "aasm-launch: denials: 1 distinct\n"
-                                  "  read_file ${HOME}/.ssh/id_rsa -> EACCES  x1\n"
-                                  "    seen by: tracer (landlock_fs)\n"
-                                  "    refused by mine.yaml:6:11 (mine): filesystem.read.allow\n"
-                                  "    edit: add ${HOME}/.ssh/id_rsa to filesystem.read.allow in mine.yaml  "
-                                  "[warning: widens ${HOME}/.ssh]\n");
+    const Run text = suggest(dir, report);
     INFO("stderr: ", text.err);
     CHECK(text.exit_code == 1);
     CHECK(text.out == r.out);
   }
   SUBCASE("and as saved with 2> FILE: the command's own lines before the report, the shell's after it, are not the report's") {
     const Run saved = suggest(dir, "fatal: could not open '${HOME}/.ssh/id_rsa': Permission denied\n"
-                                   "aasm-launch: note: optional path '${CWD}/.git' does not exist here\n"
-                                   "aasm-launch: denials: 1 distinct\n"
-                                   "  read_file ${HOME}/.ssh/id_rsa -> EACCES  x1\n"
-                                   "    refused by mine.yaml:6:11 (mine): filesystem.read.allow\n"
-                                   "    edit: add ${HOME}/.ssh/id_rsa to filesystem.read.allow in mine.yaml  "
-                                   "[warning: widens ${HOME}/.ssh]\n"
-                                   "exit status 128\n");
+                                   "aasm-launch: note: optional path '${CWD}/.git' does not exist here\n" +
+                                       report + "exit status 128\n");
     INFO("stderr: ", saved.err);
     CHECK(saved.exit_code == 1);
     CHECK(saved.out == r.out);
