@@ -5,6 +5,7 @@
 #include <string>
 
 #include "aasm_version.h"
+#include "base/option_value.h"
 #include "doctor.h"
 #include "exit_codes.h"
 #include "dry_run.h"
@@ -49,7 +50,7 @@ int usage_error(const std::string& message) {
 // follows. `--` is no value: `--receipt -- cmd` lacks its FILE rather than
 // naming a receipt `--` and running `cmd` as the plan.
 const char* take_value(int argc, char** argv, int& i) {
-  if (i + 1 >= argc || std::strcmp(argv[i + 1], "--") == 0) return nullptr;
+  if (i + 1 >= argc || !aasm::is_option_value(argv[i + 1])) return nullptr;
   return argv[++i];
 }
 

@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "backend/bwrap_lowering.h"
+#include "base/option_value.h"
 #include "backend/check_lowerable.h"
 #include "backend/pinned_files.h"
 #include "backend/plan_builder.h"
@@ -57,7 +58,7 @@ bool take_flag(std::vector<std::string>& args, const char* name) {
 }
 
 std::optional<std::string> take_value(const std::vector<std::string>& args, size_t& i) {
-  if (i + 1 >= args.size() || args[i + 1] == "--") return std::nullopt;
+  if (i + 1 >= args.size() || !aasm::is_option_value(args[i + 1])) return std::nullopt;
   return args[++i];
 }
 
