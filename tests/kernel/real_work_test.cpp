@@ -594,6 +594,29 @@ TEST_CASE("real work: coding-agent names a protected path the command created wh
   }
 }
 
+// A command found on the host's PATH in a directory the view does not hold
+// (a pyenv shim, ~/.local/bin) cannot be run inside it: 127, naming the
+// file found and why (found by the first-hour replay: a bare "No such file").
+TEST_CASE("real work: coding-agent names a command found on the host's PATH outside the view") {
+  const World w(kProfiles[0], 0);
+  const std::string shims = w.base / "shims";
+  make_dir(shims);
+  REQUIRE(run({"/bin/cp", "/bin/true", shims + "/mytool"}).exit_code == 0);
+  const std::vector<std::string> env = {"/usr/bin/env", "-i", "PATH=" + shims + ":/usr/bin:/bin"};
+  const auto launch = [&](const std::string& command) {
+    std::vector<std::string> argv = env;
+    for (const std::string& a : {binary("AASM_LAUNCH"), w.plan, std::string("--"), command}) argv.push_back(a);
+    return run(argv, w.ws);
+  };
+  const Run r = launch("mytool");
+  INFO(r.err);
+  CHECK(r.exit_code == 127);
+  CHECK(contains(r.err, "cannot execute 'mytool': execve of " + shims + "/mytool (found on the host's PATH; the "
+                        "filesystem view holds only the policy's trees"));
+  // Control: a command the view holds, found the same way, runs.
+  CHECK_RUN(launch("true"), 0, "");
+}
+
 // A profile is the broad tier of a cascade: a user's own document narrows
 // it (the meet), here to writing only ${CWD}/build.
 TEST_CASE("real work: a user's tier narrows coding-agent to one writable directory") {
