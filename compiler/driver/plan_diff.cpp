@@ -150,13 +150,32 @@ std::string rules_for(const Plan& plan, const std::string& name) {
   return text;
 }
 
+// The architectures a plan has programs for: the launcher refuses it on
+// any other, so a plan without one is stricter there than any filter.
+std::string architectures(const Plan& plan) {
+  std::string text;
+  for (const Target& target : all_targets())
+    if (!programs_for(plan, target.audit_arch).empty()) text += (text.empty() ? "" : ", ") + std::string(target.name);
+  return text.empty() ? "none" : text;
+}
+
+void targets(const Plan& a, const Plan& b, std::vector<PostureChange>& out) {
+  const std::string before = architectures(a), after = architectures(b);
+  if (before == after) return;
+  bool added = false;
+  for (const Target& target : all_targets())
+    added = added || (programs_for(a, target.audit_arch).empty() && !programs_for(b, target.audit_arch).empty());
+  out.push_back({"targets", "architectures", before, after, "", added});
+}
+
+// Per architecture both plans have (targets() says the others).
 void syscalls(const Plan& a, const Plan& b, std::vector<PostureChange>& out) {
   // change text -> the architectures it happens on
   std::map<std::tuple<std::string, std::string, std::string>, std::vector<std::string>> changes;
   std::map<std::tuple<std::string, std::string, std::string>, bool> widening;
   size_t arch_count = 0;
   for (const Target& target : all_targets()) {
-    if (programs_for(a, target.audit_arch).empty() && programs_for(b, target.audit_arch).empty()) continue;
+    if (programs_for(a, target.audit_arch).empty() || programs_for(b, target.audit_arch).empty()) continue;
     ++arch_count;
     for (int32_t nr = 0; nr <= max_syscall_number(target); ++nr) {
       const std::string name = syscall_name(target, nr);
@@ -338,6 +357,7 @@ std::vector<PostureChange> diff_posture(const Plan& before, const Plan& after) {
   std::vector<PostureChange> out;
   filesystem(before, after, out);
   network(before, after, out);
+  targets(before, after, out);
   syscalls(before, after, out);
   resources(before, after, out);
   controls(before, after, out);

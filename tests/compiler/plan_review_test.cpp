@@ -226,6 +226,24 @@ TEST_CASE("diff: a new allowed syscall in an allowlist is a widening") {
   CHECK(contains(r.out, "WIDENING syscalls mkdirat: errno:EPERM -> allow\n"));
 }
 
+// The launcher refuses a plan on an architecture it has no program for: a
+// plan for fewer is narrower there, not "allow" for every call (found by
+// the first-hour replay: 26 WIDENING rows for an aarch64-only plan).
+TEST_CASE("diff: an architecture dropped is one narrowing targets row; one added widens") {
+  TempDir dir;
+  write_file(dir / "a.yaml", read_file(review_data() + "/../policies/demo.yaml"));
+  REQUIRE(aasmc({"compile", "a.yaml", "-o", "both.bin"}, dir.path()).exit_code == 0);
+  REQUIRE(aasmc({"compile", "a.yaml", "--arch", "aarch64", "-o", "arm.bin"}, dir.path()).exit_code == 0);
+  const Run dropped = aasmc({"diff", "both.bin", "arm.bin", "--fail-on-widening"}, dir.path());
+  INFO(dropped.out, dropped.err);
+  CHECK(dropped.exit_code == 0);
+  CHECK(dropped.out == "         targets architectures: x86_64, aarch64 -> aarch64\n1 change, 0 widenings\n");
+  const Run added = aasmc({"diff", "arm.bin", "both.bin", "--fail-on-widening"}, dir.path());
+  CHECK(added.exit_code == 1);
+  CHECK(contains(added.out, "WIDENING targets architectures: aarch64 -> x86_64, aarch64\n"));
+  CHECK_FALSE(contains(added.out, "syscalls"));
+}
+
 TEST_CASE("diff: a higher memory ceiling widens, a lower one and a narrower path do not") {
   const DiffOutcome higher = diff_after([](const TempDir& dir) { replace_in(dir / "team.yaml", "memory: 1Gi", "memory: 3Gi"); });
   INFO(higher.text.out);
