@@ -328,9 +328,13 @@ class DocumentParser {
     NetworkRule rule;
     rule.source = ref(node);
     if (node.kind == Kind::kScalar) {
-      static const llvm::StringRef kNone[] = {"none"};
-      if (!choice(node, where, kNone)) return std::nullopt;
-      return rule;
+      if (node.scalar == "none") return rule;
+      // A port written where the map goes: say the shape it belongs in.
+      const std::string port = node.scalar.find(':') != std::string::npos ? node.scalar : "tcp:443";
+      error_at(node,
+               where + ": unknown value '" + node.scalar + "' (none, or a map of ports: {allow: [\"" + port + "\"]})",
+               diag::kBadValue);
+      return std::nullopt;
     }
     if (!expect(node, Kind::kMap, where)) return std::nullopt;
     static const llvm::StringRef kOutboundKeys[] = {"allow", "hosts"};
