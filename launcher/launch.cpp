@@ -462,16 +462,16 @@ void print_notes(const LaunchReport& report) {
 // made is what the protection was for (git reads its configuration and
 // hooks through .git/config, .git/commondir, .git/config.worktree), so the
 // run ends saying so. lstat only: the command may have made it a link.
-std::string created_protected_warnings(const LaunchReport& report) {
-  std::string said;
+std::vector<std::string> created_protected(const LaunchReport& report) {
+  std::vector<std::string> sentences;
   for (const LaunchReport::MissingProtected& path : report.skipped_protected) {
     struct stat st {};
     if (::lstat(path.host_path.c_str(), &st) == 0)
-      said += "aasm-launch: warning: the command created '" + path.path_template + "' (" + path.host_path +
-              "), a protected path that was missing at launch and so not protected: inspect it before anything "
-              "outside the sandbox reads it\n";
+      sentences.push_back("the command created '" + path.path_template + "' (" + path.host_path +
+                          "), a protected path that was missing at launch and so not protected: inspect it before "
+                          "anything outside the sandbox reads it");
   }
-  return said;
+  return sentences;
 }
 
 // The plan's provenance, decoded only now that denials are to be explained
@@ -793,7 +793,9 @@ int launch(const LaunchRequest& request) {
   const LaunchContext context = found_context ? *found_context : LaunchContext{};
   said += denials::render_report(denial_log, prepared->plan, context, launch_report.denials_unseen, failed_on_its_own,
                                  request.denials);
-  said += created_protected_warnings(launch_report);
+  // Warned on stderr and kept among the receipt's events.
+  const std::vector<std::string> created = created_protected(launch_report);
+  for (const std::string& sentence : created) said += "aasm-launch: warning: " + sentence + "\n";
   const auto stage = ChildStage(report->stage.load());
   if (stage != ChildStage::kNone) {
     // The child failed before its command ran. Its own exit might not have gone
@@ -828,7 +830,9 @@ int launch(const LaunchRequest& request) {
     complete(launch_report, report->done.load());
     if (outcome == outcome::kNotStarted) timeline.exec = timeline.exit = 0;
     timeline.cleanup = now_ms();
-    const RunEnd end{outcome, signal, code, run_report.events, run_report.cleanup, timeline};
+    std::vector<std::string> events = run_report.events;
+    events.insert(events.end(), created.begin(), created.end());
+    const RunEnd end{outcome, signal, code, events, run_report.cleanup, timeline};
     Status written = receipt->commit(render_receipt(build_receipt(
         launch_report, end, withheld(context.cwd),
         receipt_denials(denial_log, prepared->plan, context, launch_report.denials_unseen))));

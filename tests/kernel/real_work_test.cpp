@@ -582,6 +582,16 @@ TEST_CASE("real work: coding-agent names a protected path the command created wh
   CHECK(contains(planted.err, "aasm-launch: warning: the command created '${CWD}/.git/commondir' (" + w.ws +
                                   "/.git/commondir), a protected path that was missing at launch"));
   CHECK_FALSE(contains(planted.err, "created '${CWD}/.git/config.worktree'"));
+  SUBCASE("the receipt keeps it among its events") {
+    REQUIRE(::unlink((w.ws + "/.git/commondir").c_str()) == 0);
+    const std::string receipt = w.base / "planted-receipt.json";
+    const Run again = run({binary("AASM_LAUNCH"), "--receipt", receipt, w.plan, "--", "/bin/sh", "-c",
+                           "echo ../evil > .git/commondir"},
+                          w.ws);
+    INFO(again.err);
+    REQUIRE(again.exit_code == 0);
+    CHECK(contains(read_file(receipt), "\"the command created '${CWD}/.git/commondir' ("));
+  }
   SUBCASE("once there, it is bound read-only like the others") {
     CHECK_RUN(in_world(w, {"/bin/sh", "-c", "echo ../other > .git/commondir"}, true), 2, "");
     CHECK(read_file(w.ws + "/.git/commondir") == "../evil\n");
