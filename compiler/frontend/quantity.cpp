@@ -19,7 +19,10 @@ std::optional<uint64_t> leading_integer(std::string_view text, size_t& used, Qua
     ++used;
   }
   if (used == 0) {
-    error = {0, "'" + std::string(text) + "' is not a number"};
+    error = {0, text.starts_with('-') ? "'" + std::string(text) +
+                                            "' is negative: a limit is a count, size or duration from 0 up (leave the key out "
+                                            "for no limit)"
+                                      : "'" + std::string(text) + "' is not a number"};
     return std::nullopt;
   }
   return value;
