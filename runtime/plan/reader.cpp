@@ -82,8 +82,13 @@ Status check_header(std::span<const uint8_t> bytes) {
   if (bytes.size() > kMaxPlanSize)
     return fault(std::to_string(bytes.size()) + " bytes is over the " +
                  std::to_string(kMaxPlanSize) + "-byte limit");
-  if (bytes.size() < sizeof kMagic || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
-    return fault("not an aasm plan (bad magic; expected \"AASMPLAN\")");
+  if (bytes.size() < sizeof kMagic || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0) {
+    // The policy given where its plan goes: the first hour's mistake.
+    const std::string_view head(reinterpret_cast<const char*>(bytes.data()), std::min<size_t>(bytes.size(), 4096));
+    const bool policy = head.find("apiVersion:") != std::string_view::npos;
+    return fault(std::string("not an aasm plan (bad magic; expected \"AASMPLAN\")") +
+                 (policy ? "; it reads like a policy (YAML): compile it first, aasmc compile FILE.yaml -o plan.bin" : ""));
+  }
   if (bytes.size() < minimum)
     return fault("truncated: " + std::to_string(bytes.size()) + " bytes, less than the " +
                  std::to_string(minimum) + "-byte minimum");

@@ -99,6 +99,12 @@ struct Case {
 const Case kCases[] = {
     {"empty file", [] { return Bytes{}; }, "empty"},
     {"bad magic", [] { Bytes b = valid(); b[0] ^= 0x20; return b; }, "bad magic"},
+    {"a policy given as the plan",
+     [] {
+       const std::string yaml = "apiVersion: aasm.dev/v1\nkind: Policy\nmetadata: {name: p, tier: agent}\n";
+       return Bytes(yaml.begin(), yaml.end());
+     },
+     "it reads like a policy (YAML): compile it first"},
     {"shorter than a header", [] { Bytes b = valid(); b.resize(40); return b; }, "truncated"},
     {"truncated at the end", [] { Bytes b = valid(); b.resize(b.size() - 8); return b; }, "truncated"},
     {"extended at the end", [] { Bytes b = valid(); b.resize(b.size() + 8); return b; }, "extended"},
