@@ -563,6 +563,11 @@ class DocumentParser {
 
   bool check_capability(const YamlNode& node, const std::string& text) {
     if (aasm::capabilities::number(text)) return true;
+    // NET_RAW for CAP_NET_RAW: too far for the edit distance to guess.
+    if (aasm::capabilities::number("CAP_" + text)) {
+      error_at(node, "unknown Linux capability '" + text + "'; did you mean 'CAP_" + text + "'?", diag::kBadValue);
+      return false;
+    }
     std::vector<llvm::StringRef> known;
     for (int n = 0; n < aasm::capabilities::kCount; ++n) known.push_back(aasm::capabilities::name(n));
     error_at(node, with_guess("unknown Linux capability '" + text + "'", text, known), diag::kBadValue);
