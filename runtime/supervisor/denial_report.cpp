@@ -259,10 +259,10 @@ class Join {
   void socket_rule(const ProvenanceEntry& e, const std::string& call) {
     if (!d_.error || e.value.rfind("errno:" + errno_name(d_.error), 0) != 0) return;
     const bool ipc = e.key == "ipc.unix_sockets";
-    if ((call == "socket" || call == "socketpair") && (denials::argument_of(d_, 0) == uint64_t(AF_UNIX)) != ipc) return;
+    const std::optional<uint64_t> domain = denials::argument_of(d_, 0);
+    if ((call == "socket" || call == "socketpair") && (domain == uint64_t(AF_UNIX)) != ipc) return;
     if (!ipc) {  // the call names no port: the edit is the user's
       out_.policy.push_back(line_of(e));
-      const std::optional<uint64_t> domain = denials::argument_of(d_, 0);
       const bool inet = domain == uint64_t(AF_INET) || domain == uint64_t(AF_INET6);
       out_.note = call == "socket" && domain && !inet
                       ? "network.outbound's socket rules refuse every family but unix, inet and inet6 (family " +
@@ -476,6 +476,8 @@ Explanation explain(const Denial& denial, const plan::Plan& plan, const LaunchCo
   return Join(denial, plan, context).run();
 }
 
+namespace {
+
 // kSummary's pointer, for a failed run, to the kinds this host did not
 // show: --explain only where Landlock's refusals are among them (the tracer
 // records those, not the view's EROFS nor a kill in a descendant).
@@ -489,8 +491,6 @@ std::string unseen_hint(const std::vector<std::string>& unseen) {
          (landlock_unseen(unseen) ? "--explain to trace the filesystem and network refusals, or " : "") +
          "--denials=full to list what cannot be seen here and why";
 }
-
-namespace {
 
 // A path, an argument or an edit's item as one line of the report: the
 // command names its files, and a name holding a newline would otherwise
