@@ -806,13 +806,13 @@ int launch(const LaunchRequest& request) {
     if (stage == ChildStage::kView) step += " (" + mount_view::describe(*prepared->view, report->failed_step.load()) + ")";
     if (stage == ChildStage::kViewProtection)
       step += std::string(" (") + prepared->view->at(report->failed_step.load()) + " is not read-only)";
-    // Found on the host's PATH (a pyenv shim, ~/.local/bin), absent in the
-    // view, which holds only the policy's trees.
+    // Looked up on the host (a pyenv shim on PATH, ~/.local/bin), absent in
+    // the view, which holds only the policy's trees.
     if (stage == ChildStage::kExec && error == ENOENT && prepared->view)
       step += " of " + prepared->executable +
-              " (found on the host's PATH; the filesystem view holds only the policy's trees, and this file or its "
-              "interpreter is not among them: name a command the view holds, as /usr/bin/NAME, or put such a "
-              "directory first on PATH)";
+              (request.command.front().find('/') == std::string::npos ? " (found on the host's PATH; " : " (") +
+              "the filesystem view holds only the policy's trees, and this file or its interpreter is not among "
+              "them: name a command the view holds, as /usr/bin/NAME, or put such a directory first on PATH)";
     // CONFIG_RT_GROUP_SCHED: a new v1 cpu group has cpu.rt_runtime_us 0,
     // and the kernel refuses a real-time task into it.
     const int policy = ::sched_getscheduler(0) & ~SCHED_RESET_ON_FORK;
