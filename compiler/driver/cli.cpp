@@ -8,12 +8,12 @@
 #include <algorithm>
 
 #include "backend/bwrap_lowering.h"
-#include "base/option_value.h"
 #include "backend/check_lowerable.h"
 #include "backend/pinned_files.h"
 #include "backend/plan_builder.h"
 #include "backend/provenance.h"
 #include "backend/socket_rules.h"
+#include "base/option_value.h"
 #include "frontend/parse_policy.h"
 #include "middle/build_ir.h"
 #include "support/diagnostic_formats.h"
