@@ -22,12 +22,6 @@
 namespace aasm {
 namespace {
 
-int64_t now_ms() {
-  timespec ts{};
-  ::clock_gettime(CLOCK_MONOTONIC, &ts);
-  return int64_t(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
-}
-
 // The command's output, relayed through a pipe to the launcher's own stdout
 // or stderr by an OutputWriter (output_writer.h: why a thread of its own
 // makes the writes). Only one chunk is in hand at a time: while the writer
@@ -96,7 +90,7 @@ SupervisionResult supervise(const SupervisedChild& child, const SupervisionLimit
   // processes its user may have (RLIMIT_NPROC).
   if (out.fd >= 0) out.writer.emplace(STDOUT_FILENO);
   if (err.fd >= 0) err.writer.emplace(STDERR_FILENO);
-  const int64_t deadline = limits.wall_clock_seconds ? now_ms() + int64_t(*limits.wall_clock_seconds) * 1000 : -1;
+  const int64_t deadline = limits.wall_clock_seconds ? monotonic_ms() + int64_t(*limits.wall_clock_seconds) * 1000 : -1;
   bool killed = false;
   int listener = child.listener;
   bool tracer_behind = false;  // stops left waiting by the last round's budget
@@ -119,11 +113,11 @@ SupervisionResult supervise(const SupervisedChild& child, const SupervisionLimit
                      {out_done, POLLIN, 0},
                      {err_done, POLLIN, 0}};
     int timeout = -1;
-    if (deadline >= 0 && !killed) timeout = int(std::max<int64_t>(0, deadline - now_ms()));
+    if (deadline >= 0 && !killed) timeout = int(std::max<int64_t>(0, deadline - monotonic_ms()));
     if (tracer_behind) timeout = 0;
     const int ready = ::poll(fds, 9, timeout);
     if (ready < 0 && errno != EINTR) break;
-    if (deadline >= 0 && !killed && now_ms() >= deadline) end_run(Ending::kDeadline);
+    if (deadline >= 0 && !killed && monotonic_ms() >= deadline) end_run(Ending::kDeadline);
     if (fds[3].revents & POLLIN) {
       signalfd_siginfo info{};
       if (::read(child.signal_fd, &info, sizeof info) == ssize_t(sizeof info)) ::kill(child.pid, int(info.ssi_signo));
@@ -152,7 +146,7 @@ SupervisionResult supervise(const SupervisedChild& child, const SupervisionLimit
   // the pipe does not keep the supervisor waiting, nor does an output that
   // takes nothing: past kOutputGraceSeconds its writer gives it up, and the
   // rest is counted as dropped.
-  const int64_t give_up_at = now_ms() + int64_t(kOutputGraceSeconds) * 1000;
+  const int64_t give_up_at = monotonic_ms() + int64_t(kOutputGraceSeconds) * 1000;
   for (Stream* s : {&out, &err}) {
     if (!s->writer) continue;
     if (s->fd >= 0) {
