@@ -150,22 +150,20 @@ std::string rules_for(const Plan& plan, const std::string& name) {
   return text;
 }
 
-// The architectures a plan has programs for: the launcher refuses it on
-// any other, so a plan without one is stricter there than any filter.
-std::string architectures(const Plan& plan) {
-  std::string text;
-  for (const Target& target : all_targets())
-    if (!programs_for(plan, target.audit_arch).empty()) text += (text.empty() ? "" : ", ") + std::string(target.name);
-  return text.empty() ? "none" : text;
-}
-
+// The architectures each plan has programs for: the launcher refuses a
+// plan on any other, so a plan without one is stricter there than any
+// filter, and only an architecture added widens.
 void targets(const Plan& a, const Plan& b, std::vector<PostureChange>& out) {
-  const std::string before = architectures(a), after = architectures(b);
-  if (before == after) return;
+  std::string before, after;
   bool added = false;
-  for (const Target& target : all_targets())
-    added = added || (programs_for(a, target.audit_arch).empty() && !programs_for(b, target.audit_arch).empty());
-  out.push_back({"targets", "architectures", before, after, "", added});
+  for (const Target& target : all_targets()) {
+    const bool in_a = !programs_for(a, target.audit_arch).empty(), in_b = !programs_for(b, target.audit_arch).empty();
+    if (in_a) before += (before.empty() ? "" : ", ") + std::string(target.name);
+    if (in_b) after += (after.empty() ? "" : ", ") + std::string(target.name);
+    added = added || (!in_a && in_b);
+  }
+  if (before != after)
+    out.push_back({"targets", "architectures", before.empty() ? "none" : before, after.empty() ? "none" : after, "", added});
 }
 
 // Per architecture both plans have (targets() says the others).
