@@ -24,6 +24,7 @@ void complete(LaunchReport& report, uint32_t done) {
     } else if (c.landlock) {
       Evidence basis = self_check_basis(*c.landlock, done);
       if (!c.why.empty()) basis.text += "; " + c.why;
+      if (!c.also_by.empty()) basis.text += "; the plan's lowering: " + c.also_by;
       c.achieved = Achieved{c.achievable, basis};
     } else {
       c.achieved = Achieved{c.achievable, c.evidence};

@@ -45,6 +45,7 @@ struct ControlReport {
   const char* stopped_before = "";  // that step: "the child stopped before <it>"
   Evidence evidence;                // its basis once established
   std::optional<plan::LandlockControl> landlock;  // a Landlock control's basis comes from its self-checks
+  std::string also_by;  // what enforces it beside Landlock (the plan's `lowering.CONTROL`), for its basis
   std::optional<Achieved> achieved;  // set by complete()
 };
 

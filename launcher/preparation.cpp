@@ -104,10 +104,11 @@ ControlReport report_of(Control control, std::string requested, Planned planned 
   return c;
 }
 
-ControlReport landlock_control(const ControlOutcome& outcome) {
+ControlReport landlock_control(const ControlOutcome& outcome, const plan::Plan& plan) {
   const plan::LandlockControl& control = outcome.control;
   ControlReport c = report_of(control_of(control.domain), control_rights_text(control),
                               planned_of(control.flags & plan::kControlDegradable));
+  c.also_by = plan::meta_value(plan, std::string("lowering.") + control_name(c.control));
   c.achievable = outcome.level;
   c.why = outcome.why;
   if (outcome.level == ControlLevel::kNotEnforced) {
@@ -143,7 +144,7 @@ Status negotiate(Preparation& p, const Inputs& in) {
   if (plan.landlock) {
     const LandlockNegotiation& negotiation =
         p.prepared.negotiation.emplace(negotiate_landlock(*plan.landlock, in.host.landlock));
-    for (const ControlOutcome& outcome : negotiation.controls) p.report.controls.push_back(landlock_control(outcome));
+    for (const ControlOutcome& outcome : negotiation.controls) p.report.controls.push_back(landlock_control(outcome, plan));
     if (negotiation.refused()) status = make_error(negotiation.refusal());
   }
   if (by_pid_namespace) p.report.controls.push_back(signals_by_pid_namespace(in.host.landlock));

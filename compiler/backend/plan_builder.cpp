@@ -42,6 +42,8 @@ void add_meta(const PolicyIR& ir, Plan& plan) {
   // What enforces network.outbound beyond Landlock's TCP rights (docs/landlock.md).
   if (std::optional<std::string> lowering = network_outbound_lowering(ir.network))
     meta.emplace_back("lowering.network_outbound", std::move(*lowering));
+  if (std::optional<std::string> lowering = network_bind_lowering(ir.network))
+    meta.emplace_back("lowering.network_bind", std::move(*lowering));
   // The safe defaults the filter carries, for `aasmc show` (docs/seccomp.md).
   if (ir.syscalls)
     for (const SafeDefaultIR& d : ir.syscalls->safe_defaults) {

@@ -62,8 +62,25 @@ std::vector<SocketRule> outbound_rules(const NetworkIR& network) {
   if (!no_inet)  // a stream of any protocol but TCP (0 is TCP's default)
     rules.push_back({"socket", "domain in {AF_INET, AF_INET6} && (type & 15) == SOCK_STREAM && "
                                "(protocol in {1, 2, 3, 4, 5} || protocol > IPPROTO_TCP)"});
+  if (udp)  // `udp` is UDP: not UDP-Lite (136), ICMP echo sockets (1, 58) or any other datagram protocol
+    rules.push_back({"socket", "domain in {AF_INET, AF_INET6} && (type & 15) == SOCK_DGRAM && "
+                               "(protocol in {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16} || protocol > IPPROTO_UDP)"});
   return rules;
 }
+
+// network.bind `none`: no endpoint of the command's may be reached by name.
+// Landlock checks only TCP bind(), and these reach one without it:
+// - listen() on a socket never bound: the kernel binds it to an ephemeral
+//   port in inet_csk_listen_start(), without the bind hook;
+// - bind() of a UDP (or any non-TCP inet) socket, which Landlock lets pass;
+// - accept() on a listening socket the command inherited.
+// A filter sees registers, not the socket's family, so each call is refused
+// for every family: a unix socket server needs network.bind too. What is
+// left is the port a UDP socket's first sendto() takes (docs/threat-model.md).
+std::vector<SocketRule> bind_rules() { return {{"bind", ""}, {"listen", ""}, {"accept", ""}, {"accept4", ""}}; }
+
+// network.bind `none`.
+bool refuses_every_bind(const NetworkIR& network) { return network.bind && network.bind->none; }
 
 // `(type & 15) == A || (type & 15) == B ...`: the condition language has no set
 // test on a masked value.
@@ -93,11 +110,14 @@ llvm::Error add_errno_rules(std::vector<SyscallRuleIR>& out, const std::vector<S
                             const SourceRef& from, bool fallback, const std::vector<Target>& targets) {
   for (const SocketRule& rule : rules) {
     ConditionError error;
-    std::optional<ConditionExpr> when = parse_condition(rule.when, error);
-    SyscallRuleIR lowered{rule.syscall, Located<std::string>{rule.when, from}, std::move(when),
+    const bool always = rule.when.empty();
+    std::optional<ConditionExpr> when = always ? std::nullopt : parse_condition(rule.when, error);
+    std::optional<Located<std::string>> when_text;
+    if (!always) when_text = Located<std::string>{rule.when, from};
+    SyscallRuleIR lowered{rule.syscall, std::move(when_text), std::move(when),
                           Action{Action::Kind::kErrno, rule.errno_value}, from, {}, {}, fallback};
     const std::optional<NormalizeFailure> failure =
-        lowered.when ? normalize_rule(lowered, targets) : NormalizeFailure{error, nullptr};
+        always || lowered.when ? normalize_rule(lowered, targets) : NormalizeFailure{error, nullptr};
     if (failure)
       return llvm::createStringError(llvm::inconvertibleErrorCode(), "the socket rule for %s when %s%s%s: %s",
                                      rule.syscall, rule.when.c_str(), failure->target ? " on " : "",
@@ -120,6 +140,8 @@ llvm::Expected<std::vector<SocketRuleIR>> socket_rules_of(const PolicyIR& ir) {
   if (confines_outbound_tcp(ir.network))
     if (llvm::Error error = add("network.outbound", outbound_rules(ir.network), ir.network.outbound->from, false))
       return error;
+  if (refuses_every_bind(ir.network))
+    if (llvm::Error error = add("network.bind", bind_rules(), ir.network.bind->from, false)) return error;
   // An allow-list needs Landlock's RESOLVE_UNIX; where the host lacks it and
   // ipc may degrade, these rules stand in (stricter); without degraded the
   // launch is refused, so no fallback is needed.
@@ -148,7 +170,17 @@ std::optional<std::string> network_outbound_lowering(const NetworkIR& network) {
   return std::string("landlock ") + aasm::landlock::right_name(aasm::landlock::RightKind::kNet, aasm::landlock::net::kConnectTcp) +
          (out.none ? " (no port)" : " (listed ports)") +
          "; seccomp rules for what Landlock does not see: socket families, non-TCP inet sockets" +
-         (!out.none && out.udp ? " but datagrams" : "") + ", TCP Fast Open (docs/seccomp.md)";
+         (!out.none && out.udp ? " but UDP datagrams" : "") + ", TCP Fast Open (docs/seccomp.md)";
+}
+
+std::optional<std::string> network_bind_lowering(const NetworkIR& network) {
+  if (!network.bind) return std::nullopt;
+  const std::string landlock = std::string("landlock ") +
+      aasm::landlock::right_name(aasm::landlock::RightKind::kNet, aasm::landlock::net::kBindTcp);
+  if (refuses_every_bind(network))
+    return landlock + " (no port); seccomp refuses bind, listen, accept and accept4 for every family (docs/seccomp.md)";
+  return landlock + " (listed ports); not checked: listen() on a socket never bound (an ephemeral port) and the bind() "
+                    "of a non-TCP socket (docs/threat-model.md)";
 }
 
 }  // namespace aasmc

@@ -1,4 +1,4 @@
-// The seccomp side of network.outbound and ipc.unix_sockets: rules for what
+// The seccomp side of network.outbound, network.bind and ipc.unix_sockets: rules for what
 // Landlock does not see of them (docs/seccomp.md "Network rules" and "Unix
 // sockets"). How a control is enforced is this backend's decision, so it is
 // made here, beside the plan's account of it; the IR only says what the
@@ -24,7 +24,7 @@ llvm::Expected<PolicyIR> with_socket_rules(PolicyIR ir);
 // Those rules alone, each with the node that asks for it, for the plan's
 // provenance.
 struct SocketRuleIR {
-  const char* node;  // "network.outbound" or "ipc.unix_sockets"
+  const char* node;  // "network.outbound", "network.bind" or "ipc.unix_sockets"
   SyscallRuleIR rule;
 };
 llvm::Expected<std::vector<SocketRuleIR>> socket_rules_of(const PolicyIR& ir);
@@ -33,5 +33,9 @@ llvm::Expected<std::vector<SocketRuleIR>> socket_rules_of(const PolicyIR& ir);
 // network.outbound beyond Landlock's TCP rights; nullopt when no socket rule
 // stands in for it.
 std::optional<std::string> network_outbound_lowering(const NetworkIR& network);
+
+// The plan's `lowering.network_bind` entry: what enforces network.bind and
+// what of it nothing checks; nullopt without a bind node.
+std::optional<std::string> network_bind_lowering(const NetworkIR& network);
 
 }  // namespace aasmc

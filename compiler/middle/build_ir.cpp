@@ -44,6 +44,25 @@ void warn_unconstrained_verbs(const PolicyIR& ir, const std::vector<PolicyDocume
                     diag::kUnconstrainedVerb, at->range);
 }
 
+// Landlock checks the port of a TCP bind() only. A bind allow-list cannot
+// stop listen() on a socket never bound (the kernel gives it an ephemeral
+// port without the bind hook) nor a UDP bind where UDP sockets can be made;
+// `none` can, by refusing the calls outright (backend/socket_rules.h), which
+// a port list cannot.
+void warn_unchecked_bind(const PolicyIR& ir, Diagnostics& diags) {
+  const std::optional<NetworkRuleIR>& bind = ir.network.bind;
+  if (!bind || bind->none || !bind->tcp_ports || bind->tcp_ports->empty()) return;
+  const SourceRef& at = bind->tcp_ports->begin()->second;
+  const std::optional<NetworkRuleIR>& out = ir.network.outbound;
+  const bool udp = !out || (!out->none && (out->udp || !out->tcp_ports));
+  diags.warning(at.loc,
+                std::string("network.bind lists ports, which Landlock checks at bind() only: listen() on a socket "
+                            "never bound still listens on an ephemeral port") +
+                    (udp ? ", and UDP sockets, which outbound does not refuse, bind any port" : "") +
+                    "; write `bind: none` where the command needs no server",
+                diag::kBindUnchecked, at.range);
+}
+
 }  // namespace
 
 std::optional<PolicyIR> build_ir(const std::vector<PolicyDocument>& documents, const std::vector<Target>& targets,
@@ -67,7 +86,10 @@ std::optional<PolicyIR> build_ir(const std::vector<PolicyDocument>& documents, c
                 diag::kNothingRequested);
     return std::nullopt;
   }
-  if (errors_before == 0) warn_unconstrained_verbs(ir, documents, diags);
+  if (errors_before == 0) {
+    warn_unconstrained_verbs(ir, documents, diags);
+    warn_unchecked_bind(ir, diags);
+  }
   // After the check above: the defaults are no request of the policy's.
   add_safe_defaults(ir, merged.syscalls, targets, diags);
   if (diags.error_count() != errors_before) return std::nullopt;

@@ -49,11 +49,10 @@ std::optional<ConnectAnswers> ConnectAnswers::for_ruleset(const plan::LandlockRu
   return answers;
 }
 
-// Refused only what Landlock refuses: a TCP socket connecting, with an
-// address of its own family, to a port outside the allow-list. Anything
-// unreadable or unusual goes on to the kernel, which answers it as it would.
-std::optional<uint16_t> ConnectAnswers::refused_port(const seccomp_notif& call) const {
-  const int fd = int(call.data.args[0]);
+namespace {
+
+// The address's family and port, where it is an inet one.
+std::optional<std::pair<int, uint16_t>> inet_address_of(const seccomp_notif& call) {
   const uint64_t address = call.data.args[1];
   const uint64_t length = call.data.args[2];
   sockaddr_in6 peer{};  // the larger of the two; family and port lie at the same offsets in both
@@ -63,14 +62,34 @@ std::optional<uint16_t> ConnectAnswers::refused_port(const seccomp_notif& call) 
   if (::process_vm_readv(pid_t(call.pid), &local, 1, &remote, 1, 0) != ssize_t(wanted)) return std::nullopt;
   if (peer.sin6_family != AF_INET && peer.sin6_family != AF_INET6) return std::nullopt;
   if (peer.sin6_family == AF_INET6 && wanted < sizeof(sockaddr_in6)) return std::nullopt;
-  const uint16_t port = ntohs(peer.sin6_port);
-  if (std::binary_search(allowed_ports_.begin(), allowed_ports_.end(), port)) return std::nullopt;
-  const int socket = caller_descriptor(pid_t(call.pid), fd);
-  if (socket < 0) return std::nullopt;
-  const bool tcp = socket_option(socket, SO_DOMAIN) == peer.sin6_family && socket_option(socket, SO_PROTOCOL) == IPPROTO_TCP;
+  return std::pair<int, uint16_t>{peer.sin6_family, ntohs(peer.sin6_port)};
+}
+
+bool is_tcp_socket(const seccomp_notif& call, int family) {
+  const int socket = caller_descriptor(pid_t(call.pid), int(call.data.args[0]));
+  if (socket < 0) return false;
+  const bool tcp = socket_option(socket, SO_DOMAIN) == family && socket_option(socket, SO_PROTOCOL) == IPPROTO_TCP;
   ::close(socket);
-  if (!tcp) return std::nullopt;
-  return port;
+  return tcp;
+}
+
+}  // namespace
+
+std::optional<uint16_t> tcp_port_named(const seccomp_notif& call) {
+  const auto address = inet_address_of(call);
+  if (!address || !is_tcp_socket(call, address->first)) return std::nullopt;
+  return address->second;
+}
+
+// Refused only what Landlock refuses: a TCP socket connecting, with an
+// address of its own family, to a port outside the allow-list. Anything
+// unreadable or unusual goes on to the kernel, which answers it as it would.
+std::optional<uint16_t> ConnectAnswers::refused_port(const seccomp_notif& call) const {
+  const auto address = inet_address_of(call);
+  if (!address || std::binary_search(allowed_ports_.begin(), allowed_ports_.end(), address->second))
+    return std::nullopt;
+  if (!is_tcp_socket(call, address->first)) return std::nullopt;
+  return address->second;
 }
 
 void ConnectAnswers::answer(int listener, const seccomp_notif& call, denials::Log* denials) {

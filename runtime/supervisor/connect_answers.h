@@ -25,6 +25,13 @@
 
 namespace aasm {
 
+// The TCP port a connect() or bind() names (arguments 1 and 2: its address
+// and length), read from the caller: where the address is inet and the
+// socket (argument 0) is a TCP socket of the address's family; else nullopt.
+// What is read may have changed by the time the kernel reads it: a report's
+// detail or an answer's errno, never a decision.
+std::optional<uint16_t> tcp_port_named(const seccomp_notif& call);
+
 class ConnectAnswers {
  public:
   // Only when `effective` (what this host applies) handles TCP connect.

@@ -241,7 +241,8 @@ class Join {
       else if ((e->key == "syscalls.rules" || e->key == "capabilities.deny") && refuses(e->value))
         refused_by(*e, e->key, "change", call->name, widens);
       else if (e->key == "syscalls.safe_default") safe_default(*e, allow_rule, widens);
-      else if (e->key == "ipc.unix_sockets" || e->key == "network.outbound") socket_rule(*e, call->name);
+      else if (e->key == "ipc.unix_sockets" || e->key == "network.outbound" || e->key == "network.bind")
+        socket_rule(*e, call->name);
     }
     if (!out_.policy.empty()) return;
     // Not denied by name: an allowlist without it, answered with the default.
@@ -253,11 +254,22 @@ class Join {
       out_.policy.push_back(line_of(*e));
   }
 
-  // A socket rule of ipc.unix_sockets `deny` or of network.outbound
-  // (compiler/backend/socket_rules.h), by its errno and, for socket() and
-  // socketpair(), the domain: only the ipc rules refuse AF_UNIX.
+  // A socket rule of ipc.unix_sockets `deny`, network.outbound or
+  // network.bind (compiler/backend/socket_rules.h), by its errno and, for
+  // socket() and socketpair(), the domain: only the ipc rules refuse AF_UNIX.
   void socket_rule(const ProvenanceEntry& e, const std::string& call) {
     if (!d_.error || e.value.rfind("errno:" + errno_name(d_.error), 0) != 0) return;
+    if (e.key == "network.bind") {
+      if (d_.port) {
+        refused_by(e, e.key, "set", "{allow: [tcp:" + std::to_string(d_.port) + "]}", "the network");
+        return;
+      }
+      out_.policy.push_back(line_of(e));  // no TCP port named: the edit is the user's
+      out_.note = "network.bind: none refuses " + call +
+                  "() for every family (a filter cannot see a socket's family there, and listen() on a socket never "
+                  "bound would serve an ephemeral port); a server needs network.bind: {allow: [tcp:PORT]}";
+      return;
+    }
     const bool ipc = e.key == "ipc.unix_sockets";
     const std::optional<uint64_t> domain = denials::argument_of(d_, 0);
     if ((call == "socket" || call == "socketpair") && (domain == uint64_t(AF_UNIX)) != ipc) return;

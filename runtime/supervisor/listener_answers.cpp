@@ -142,6 +142,9 @@ void ListenerAnswers::answer_one(int listener, denials::Log* log) {
   if (!observed_.empty()) decided = bpf::run_stack(observed_, data);
   if (const std::optional<int> answer = decided ? errno_of(decided->action) : std::nullopt) {
     const int error = *answer;
+    // A refused TCP bind() names its port, so the report's edit can list it;
+    // read while the caller still waits.
+    const std::optional<uint16_t> port = log && call.data.nr == SYS_bind ? tcp_port_named(call) : std::nullopt;
     seccomp::answer_error(listener, call.id, error);
     if (log) {
       denials::Denial denial;
@@ -150,6 +153,7 @@ void ListenerAnswers::answer_one(int listener, denials::Log* log) {
       denial.syscall = call.data.nr;
       denial.error = error;
       denial.arguments = denials::argument_text(data.args, decided->arguments_read);  // what decided it
+      if (port) denial.port = *port;
       log->add(std::move(denial));
     }
     return;

@@ -433,8 +433,10 @@ TEST_CASE("denial cascade: a TCP bind refused by the second document sets its bi
   const Cascade c(dir, base + granted, base + "  network:\n    bind: none\n");
   CHECK_RUN(probe_in(dir, c, true, {"tcp-bind", str(port)}), 1, "EACCES\n");
   const Place none = place_of(c.agent_text, "none", "bind:");
-  check_entry(dir, {"landlock_net", "tracer", "", 0, "EACCES", {"bind_tcp"}, "", port,
-                    {{&kAgent, none, "network.bind", "none"}},
+  // `none` refuses bind() in seccomp, before Landlock: the listener reads the
+  // port the call names, so the edit can list it.
+  check_entry(dir, {"seccomp", "listener", "bind", SYS_bind, "EACCES", {}, "", port,
+                    {{&kAgent, none, "network.bind", "errno:EACCES"}},
                     {{&kAgent, "network.bind", "set", "{allow: [" + tcp(port) + "]}", none, "the network"}}});
 
   SUBCASE("control: both documents grant the port: the bind succeeds and nothing is recorded") {

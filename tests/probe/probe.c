@@ -40,6 +40,7 @@
 #include <linux/netlink.h>
 #include <linux/seccomp.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -1091,6 +1092,64 @@ static int op_unix_bind(const char* path) {
   return result(bind(fd, (struct sockaddr*)&address, sizeof address));
 }
 
+// A receiving endpoint obtained one way (HOW), its port written to
+// PORTFILE, then up to 10 s for a peer outside the run: `RECEIVED` when a
+// TCP connection was accepted (its first byte read) or a datagram arrived,
+// else the errno of the step that failed. HOW:
+//   listen-unbound   TCP listen() without bind(): the kernel binds 0.0.0.0:ephemeral
+//   listen6-unbound  the same over AF_INET6 ([::]:ephemeral)
+//   tcp-bind         TCP bind() of 0.0.0.0:0, then listen()
+//   udp-bind         UDP bind() of 0.0.0.0:0
+static int write_port(int fd, const char* portfile) {
+  struct sockaddr_in6 local;
+  socklen_t length = sizeof local;
+  if (getsockname(fd, (struct sockaddr*)&local, &length) != 0) return -1;
+  char text[16];
+  int n = snprintf(text, sizeof text, "%u\n", ntohs(local.sin6_port));  // same offset in sockaddr_in
+  int out = open(portfile, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (out < 0) return -1;
+  ssize_t written = write(out, text, (size_t)n);
+  close(out);
+  return written == n ? 0 : -1;
+}
+
+static int op_serve(const char* how, const char* portfile) {
+  const int udp = strncmp(how, "udp", 3) == 0;
+  const int domain = strcmp(how, "listen6-unbound") == 0 ? AF_INET6 : AF_INET;
+  int fd = socket(domain, (udp ? SOCK_DGRAM : SOCK_STREAM) | SOCK_CLOEXEC, 0);
+  if (fd < 0) return fail(errno);
+  if (strcmp(how, "tcp-bind") == 0 || strcmp(how, "udp-bind") == 0) {
+    struct sockaddr_in any;
+    memset(&any, 0, sizeof any);
+    any.sin_family = AF_INET;
+    if (bind(fd, (struct sockaddr*)&any, sizeof any) != 0) return fail(errno);
+  } else if (strcmp(how, "listen-unbound") != 0 && strcmp(how, "listen6-unbound") != 0) {
+    return usage();
+  }
+  if (!udp && listen(fd, 4) != 0) return fail(errno);
+  if (write_port(fd, portfile) != 0) return fail(errno);
+  struct pollfd p = {fd, POLLIN, 0};
+  if (poll(&p, 1, 10000) != 1) return fail(ETIMEDOUT);
+  char byte;
+  if (udp) return recv(fd, &byte, 1, 0) == 1 ? (say("RECEIVED"), 0) : fail(errno);
+  int peer = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
+  if (peer < 0) return fail(errno);
+  p.fd = peer;
+  if (poll(&p, 1, 5000) != 1 || read(peer, &byte, 1) != 1) return fail(EIO);
+  say("RECEIVED");
+  return 0;
+}
+
+// accept4() on standard input, which the test made a listening socket the
+// command inherits: `OK` when a connection (queued by the test) came out.
+static int op_accept_stdin(void) { return result(accept4(STDIN_FILENO, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK)); }
+
+// A socket of FAMILY (number), TYPE (number, flags allowed) and PROTOCOL
+// (number), created and closed: nothing is bound, connected or sent.
+static int op_socket_raw(const char* family, const char* type, const char* protocol) {
+  return result(socket(atoi(family), atoi(type) | SOCK_CLOEXEC, atoi(protocol)));
+}
+
 // mmap(PROT_READ|PROT_EXEC) of PATH's first page: what the dynamic loader
 // does to every library and to a program it is asked to run. A file on a
 // noexec mount refuses it (EPERM); Landlock does not mediate it.
@@ -1126,6 +1185,7 @@ static int usage(void) {
       "                | map-mib N | meta chmod|utime|setxattr|setflags|chmod-setuid|chmod2-setuid|create-setuid|openat2-create PATH | prlimit PID|parent|janitor N\n"
       "                | open-write PATH | write-text PATH TEXT|self | sigio PID SIGNAL\n"
       "                | opath proc PATH | opath at DIR NAME | rename-exchange A B | unix-bind PATH\n"
+      "                | serve HOW PORTFILE | accept-stdin | socket-raw FAMILY TYPE PROTOCOL\n"
       "                | mknod-char PATH | mkfifo PATH | readlink-proc PID|parent|janitor FILE\n"
       "                | stat PATH | symlink TARGET LINK | unlink PATH | rmdir PATH | mmap-exec PATH\n";
   (void)!write(STDERR_FILENO, text, sizeof text - 1);
@@ -1246,6 +1306,9 @@ int main(int argc, char** argv) {
   if (strcmp(op, "rename-exchange") == 0 && argc == 4)
     return result(syscall(SYS_renameat2, AT_FDCWD, argv[2], AT_FDCWD, argv[3], RENAME_EXCHANGE));
   if (strcmp(op, "unix-bind") == 0 && argc == 3) return op_unix_bind(argv[2]);
+  if (strcmp(op, "serve") == 0 && argc == 4) return op_serve(argv[2], argv[3]);
+  if (strcmp(op, "accept-stdin") == 0 && argc == 2) return op_accept_stdin();
+  if (strcmp(op, "socket-raw") == 0 && argc == 5) return op_socket_raw(argv[2], argv[3], argv[4]);
   // A character device with /dev/null's numbers: nothing to read if made.
   if (strcmp(op, "mknod-char") == 0 && argc == 3) return result(mknod(argv[2], S_IFCHR | 0600, makedev(1, 3)));
   if (strcmp(op, "mkfifo") == 0 && argc == 3) return result(mkfifo(argv[2], 0600));
