@@ -125,6 +125,26 @@ TEST_CASE("attack bind: a TCP bind is refused under bind: none before Landlock's
   }
 }
 
+// What `udp` permits, as docs/threat-model.md says: not a server's port,
+// but the ephemeral port a datagram socket's first sendto() takes receives
+// whatever is sent to it, from anyone, as for any UDP client.
+TEST_CASE("attack bind: residual: a UDP socket's first sendto() takes an ephemeral port that receives under bind: none") {
+  TempDir dir;
+  const Served residual = serve(dir, compile_spec(dir, "none", spec(dir, "none")), "udp-sent");
+  CHECK_RUN(residual.run, 0, "RECEIVED\n");
+  CHECK(residual.reached);
+
+  SUBCASE("control: without udp in outbound no datagram socket is made to send from") {
+    Fs fs;
+    fs.read = {dir.path()};
+    fs.write = {dir.path()};
+    const std::string tcp_only = fs.yaml() + "  network:\n    outbound: {allow: [\"tcp:443\"]}\n    bind: none\n";
+    const Served refused = serve(dir, compile_spec(dir, "tcp", tcp_only), "udp-sent");
+    CHECK_RUN(refused.run, 1, "EACCES\n");
+    CHECK_FALSE(refused.reached);
+  }
+}
+
 // A listening socket the command inherits (its standard input here: the
 // launcher closes every other descriptor) with a connection waiting.
 TEST_CASE("attack bind: accept() on an inherited listening socket is EACCES under bind: none") {

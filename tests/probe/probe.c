@@ -1100,6 +1100,7 @@ static int op_unix_bind(const char* path) {
 //   listen6-unbound  the same over AF_INET6 ([::]:ephemeral)
 //   tcp-bind         TCP bind() of 0.0.0.0:0, then listen()
 //   udp-bind         UDP bind() of 0.0.0.0:0
+//   udp-sent         UDP sendto() 127.0.0.1:9 first: the kernel binds 0.0.0.0:ephemeral
 static int write_port(int fd, const char* portfile) {
   struct sockaddr_in6 local;
   socklen_t length = sizeof local;
@@ -1123,6 +1124,9 @@ static int op_serve(const char* how, const char* portfile) {
     memset(&any, 0, sizeof any);
     any.sin_family = AF_INET;
     if (bind(fd, (struct sockaddr*)&any, sizeof any) != 0) return fail(errno);
+  } else if (strcmp(how, "udp-sent") == 0) {
+    struct sockaddr_in discard = loopback("9");
+    if (sendto(fd, "x", 1, 0, (struct sockaddr*)&discard, sizeof discard) != 1) return fail(errno);
   } else if (strcmp(how, "listen-unbound") != 0 && strcmp(how, "listen6-unbound") != 0) {
     return usage();
   }
