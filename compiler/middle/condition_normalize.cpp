@@ -524,4 +524,16 @@ bool evaluate_condition(const NormalizedCondition& condition, const uint64_t (&a
   return false;
 }
 
+bool condition_implies(const NormalizedCondition& narrower, const NormalizedCondition& wider) {
+  const auto conjunct_implies = [](const Conjunct& b, const Conjunct& a) {  // b ⇒ a
+    return std::all_of(a.comparisons.begin(), a.comparisons.end(), [&](const ArgComparison& need) {
+      return std::any_of(b.comparisons.begin(), b.comparisons.end(),
+                         [&](const ArgComparison& have) { return implies(have, need); });
+    });
+  };
+  return std::all_of(narrower.disjuncts.begin(), narrower.disjuncts.end(), [&](const Conjunct& b) {
+    return std::any_of(wider.disjuncts.begin(), wider.disjuncts.end(), [&](const Conjunct& a) { return conjunct_implies(b, a); });
+  });
+}
+
 }  // namespace aasmc

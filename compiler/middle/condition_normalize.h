@@ -46,6 +46,11 @@ struct NormalizedCondition {
   friend bool operator==(const NormalizedCondition&, const NormalizedCondition&) = default;
 };
 
+// Every call `narrower` matches, `wider` matches too: each conjunct of
+// `narrower` implies one of `wider`'s (sufficient, as the normal form is
+// minimal; two forms that say the same in other words may not be seen to).
+bool condition_implies(const NormalizedCondition& narrower, const NormalizedCondition& wider);
+
 // The most conjuncts a normal form may have before the condition is refused.
 inline constexpr size_t kMaxConditionConjuncts = 256;
 

@@ -60,6 +60,73 @@ void normalize_rules(std::span<SyscallRuleIR> rules, const std::vector<Target>& 
   }
 }
 
+// Whether `rule` is written for `target` (its call exists there).
+bool on_target(const SyscallRuleIR& rule, const Target& target) { return rule.normalized.count(target.name) > 0; }
+
+// The answer of `a` is what a call both rules match gets, or one as strict:
+// where rules overlap the strictest action wins, and between two errnos the
+// larger (docs/policy-language.md).
+bool at_least_as_strict(const Action& a, const Action& b) {
+  if (a.strictness() != b.strictness()) return a.strictness() > b.strictness();
+  return a.kind != Action::Kind::kErrno || a.errno_value >= b.errno_value;
+}
+
+// On every target: the rule matches no call (its normal form is false).
+bool never_holds(const SyscallRuleIR& rule, const std::vector<Target>& targets) {
+  bool written = false;
+  for (const Target& target : targets)
+    if (on_target(rule, target)) {
+      if (!rule.normalized.at(target.name).never_true()) return false;
+      written = true;
+    }
+  return written;
+}
+
+// On every target: each call `rule` matches, `other` matches and answers at
+// least as strictly, so `rule` decides nothing. Of two identical rules, the
+// later one is the shadowed.
+bool shadowed_by(const SyscallRuleIR& rule, size_t at, const SyscallRuleIR& other, size_t other_at,
+                 const std::vector<Target>& targets) {
+  if (other.syscall != rule.syscall || !at_least_as_strict(other.action, rule.action)) return false;
+  bool identical = other.action == rule.action;
+  for (const Target& target : targets) {
+    if (!on_target(rule, target)) continue;
+    if (!on_target(other, target)) return false;
+    const NormalizedCondition &mine = rule.normalized.at(target.name), &theirs = other.normalized.at(target.name);
+    if (!condition_implies(mine, theirs)) return false;
+    identical = identical && condition_implies(theirs, mine);
+  }
+  return !identical || other_at < at;
+}
+
+// A policy rule that can never fire is a mistake the policy's author would
+// want named: a condition that never holds (an error: the rule was meant to
+// do something), or a rule another one wholly shadows (a warning).
+void check_rules_fire(std::span<const SyscallRuleIR> rules, const std::vector<Target>& targets, Diagnostics& diags) {
+  for (size_t i = 0; i < rules.size(); ++i) {
+    const SyscallRuleIR& rule = rules[i];
+    const SourceRef& at = rule.when_text ? rule.when_text->source : rule.from;
+    if (rule.when && never_holds(rule, targets)) {
+      diags.error(at.loc,
+                  "this condition can never hold (its normal form is false on every target), so the rule for " +
+                      rule.syscall + " never fires; fix the comparisons or remove the rule",
+                  diag::kConditionNeverHolds, at.range);
+      continue;
+    }
+    for (size_t j = 0; j < rules.size(); ++j)
+      if (j != i && !never_holds(rules[j], targets) && shadowed_by(rule, i, rules[j], j, targets)) {
+        diags.warning(at.loc,
+                      "this rule for " + rule.syscall + " never decides a call: another rule (" +
+                          rules[j].action.text() +
+                          ") matches every call it matches and answers at least as strictly; remove it or narrow "
+                          "the other",
+                      diag::kRuleShadowed, at.range);
+        diags.note(rules[j].from.loc, "the rule that shadows it");
+        break;
+      }
+  }
+}
+
 // The calls `allow` rules permit beyond the allowlists, in normal form per
 // target where every allowlist document permits them (merge.h ConditionalAllow).
 // Under capabilities.deny: [syscall] none is: the denial is an allowlist of
@@ -217,9 +284,12 @@ std::optional<SyscallIR> resolve_syscalls(const std::optional<MergedSyscalls>& m
   ir.allowlists = m.allowlists;
   ir.left_out_of_deny = m.left_out_of_deny;
   ir.rules = m.rules;
+  const size_t policy_rules = ir.rules.size();
   if (process_denial != capabilities_denied.end()) deny_process_creation(ir, process_denial->second, targets);
   add_group_rules(ir, m.rule_groups, targets);
   normalize_rules(ir.rules, targets, diags);
+  // Only on rules that are otherwise sound: a conflict has said its own.
+  if (diags.error_count() == 0) check_rules_fire(std::span(ir.rules).first(policy_rules), targets, diags);
   if (allowed) {
     conditional_allows(ir, m.conditional_allows, syscalls_denied, targets, diags);
     // A denied name outranks every allow-list.

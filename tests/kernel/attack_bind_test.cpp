@@ -75,54 +75,46 @@ Served serve(const TempDir& dir, const std::string& plan, const std::string& how
 
 }  // namespace
 
-TEST_CASE("attack bind: listen() on a socket never bound does not serve under bind: none (IPv4 and IPv6)") {
+namespace {
+
+// The probe, served `how` under `plan`: refused with EACCES at its call and
+// never reached by the peer outside; or, with `served`, reached.
+void check_serve(const TempDir& dir, const std::string& plan, const std::string& how, bool served) {
+  CAPTURE(how);
+  const Served r = serve(dir, plan, how);
+  if (served) CHECK_RUN(r.run, 0, "RECEIVED\n");
+  else CHECK_RUN(r.run, 1, "EACCES\n");
+  CHECK(r.reached == served);
+  // The report names the policy line that refused it.
+  if (!served) CHECK(contains(r.run.err, "network.bind"));
+}
+
+// Each way of `hows` refused under bind: none; the control, without a bind
+// node, serves each to the peer outside.
+void check_refused_only_under_none(const std::vector<std::string>& hows) {
   TempDir dir;
   const std::string none = compile_spec(dir, "none", spec(dir, "none"));
-  for (const char* how : {"listen-unbound", "listen6-unbound"}) {
-    CAPTURE(how);
-    const Served attack = serve(dir, none, how);
-    CHECK_RUN(attack.run, 1, "EACCES\n");
-    CHECK_FALSE(attack.reached);
-    // The report names the call and the policy line that refused it.
-    CHECK(contains(attack.run.err, "listen"));
-    CHECK(contains(attack.run.err, "network.bind"));
-  }
-
-  SUBCASE("control: without a bind node the kernel binds an ephemeral port and a peer outside connects") {
+  for (const std::string& how : hows) check_serve(dir, none, how, false);
+  SUBCASE("control: without a bind node each is served and a peer outside reaches it") {
     const std::string open = compile_spec(dir, "open", spec(dir, ""));
-    for (const char* how : {"listen-unbound", "listen6-unbound"}) {
-      CAPTURE(how);
-      const Served control = serve(dir, open, how);
-      CHECK_RUN(control.run, 0, "RECEIVED\n");
-      CHECK(control.reached);
-    }
+    for (const std::string& how : hows) check_serve(dir, open, how, true);
   }
+}
+
+}  // namespace
+
+// Without the rules, the kernel binds the socket to an ephemeral port in
+// listen() and Landlock's bind hook never runs.
+TEST_CASE("attack bind: listen() on a socket never bound does not serve under bind: none (IPv4 and IPv6)") {
+  check_refused_only_under_none({"listen-unbound", "listen6-unbound"});
 }
 
 TEST_CASE("attack bind: a UDP server cannot bind under bind: none, though outbound allows udp") {
-  TempDir dir;
-  const Served attack = serve(dir, compile_spec(dir, "none", spec(dir, "none")), "udp-bind");
-  CHECK_RUN(attack.run, 1, "EACCES\n");
-  CHECK_FALSE(attack.reached);
-
-  SUBCASE("control: without a bind node the UDP socket binds and a datagram from outside arrives") {
-    const Served control = serve(dir, compile_spec(dir, "open", spec(dir, "")), "udp-bind");
-    CHECK_RUN(control.run, 0, "RECEIVED\n");
-    CHECK(control.reached);
-  }
+  check_refused_only_under_none({"udp-bind"});
 }
 
 TEST_CASE("attack bind: a TCP bind is refused under bind: none before Landlock's check") {
-  TempDir dir;
-  const Served attack = serve(dir, compile_spec(dir, "none", spec(dir, "none")), "tcp-bind");
-  CHECK_RUN(attack.run, 1, "EACCES\n");
-  CHECK_FALSE(attack.reached);
-
-  SUBCASE("control: without a bind node the server binds, listens and is reached") {
-    const Served control = serve(dir, compile_spec(dir, "open", spec(dir, "")), "tcp-bind");
-    CHECK_RUN(control.run, 0, "RECEIVED\n");
-    CHECK(control.reached);
-  }
+  check_refused_only_under_none({"tcp-bind"});
 }
 
 // What `udp` permits, as docs/threat-model.md says: not a server's port,
