@@ -472,7 +472,12 @@ void print_notes(const LaunchReport& report) {
 // nothing of it was protected and git would run its hooks and config later.
 void created_git_dirs(const LaunchReport::GitDir& dir, std::vector<std::string>& sentences) {
   const auto found = git_dirs::find_nested(dir.host_path);
-  if (!found) return;  // the command may have made it unreadable; the launch's set was protected
+  if (!found) {  // the command may have made it unwalkable: what it added there cannot be told
+    sentences.push_back("the git directories beneath '" + dir.path_template + "' cannot be found again after the run (" +
+                        found.error().message + "): inspect what the command left there before git uses it outside "
+                        "the sandbox");
+    return;
+  }
   const auto name = [&](const std::string& nested, const char* what) {
     sentences.push_back("the command created " + std::string(what) + " '" + dir.path_template + "/" + nested + "' (" +
                         dir.host_path + "/" + nested + "), which was not there at launch and so not protected: "

@@ -213,7 +213,8 @@ TEST_CASE("git dirs: symbolic links in .git/modules and .git/worktrees are not f
                              "(echo x > .git/modules/evil/planted) 2>&1 | sed 's/.*: //';"
                              " test -e .git/worktrees/w/gitdir || echo outside-absent;"
                              " (echo x > .git/modules/sub/config) 2>&1 | sed 's/.*: //';"
-                             " mkdir .git/modules/new && echo ref > .git/modules/new/HEAD"});
+                             " mkdir .git/modules/new && echo ref > .git/modules/new/HEAD;"
+                             " echo ../../evil > .git/modules/sub/commondir"});
   INFO(r.err, r.out);
   CHECK(r.exit_code == 0);
   // /etc is the profile's read-only tree; nothing of the link's own made it so.
@@ -224,6 +225,9 @@ TEST_CASE("git dirs: symbolic links in .git/modules and .git/worktrees are not f
   // A git directory the command added is named at the run's end.
   CHECK(contains(r.err, "warning: the command created the git directory '${CWD}/.git/modules/new' (" + repo.ws +
                         "/.git/modules/new), which was not there at launch"));
+  // So is a name the found git directory lacked at launch, as the profile's own missing ones are.
+  CHECK(contains(r.err, "warning: the command created '${CWD}/.git/modules/sub/commondir' (" + repo.ws +
+                        "/.git/modules/sub/commondir), a protected path that was missing at launch"));
   CHECK(mountinfo() == before);
   CHECK(read_file(outside + "/w/gitdir") == "x\n");
   const std::string text = read_file(receipt);
@@ -231,6 +235,24 @@ TEST_CASE("git dirs: symbolic links in .git/modules and .git/worktrees are not f
   CHECK(contains(text, "symbolic links where a git directory could be, not followed (nothing bound): "
                        "${CWD}/.git/modules/evil; ${CWD}/.git/worktrees;"));
   CHECK(!contains(text, "/etc/config"));
+}
+
+// Past the walk's bounds the launch is refused, naming the bound, rather
+// than leave a git directory unprotected; the control: one fewer launches.
+TEST_CASE("git dirs: more nested git directories than the launcher walks refuse the launch, naming the bound") {
+  const Repository repo(0);
+  const std::string make = "cd .git/modules && for i in $(seq 3 " + std::to_string(git_dirs::kMaxGitDirs) +
+                           "); do mkdir m$i && echo ref > m$i/HEAD; done";
+  Repository::git(repo.ws, make);  // with sub and wt: exactly the bound
+  const std::string plan = repo.compile(true);
+  const Run at_bound = repo.launch({plan, "--", "/usr/bin/true"});
+  INFO(at_bound.err);
+  CHECK(at_bound.exit_code == 0);
+  Repository::git(repo.ws, "mkdir .git/modules/one-more && echo ref > .git/modules/one-more/HEAD");
+  const Run over = repo.launch({plan, "--", "/usr/bin/true"});
+  CHECK(over.exit_code == 125);
+  CHECK(contains(over.err, "filesystem_view: " + repo.ws + "/.git holds more than " +
+                               std::to_string(git_dirs::kMaxGitDirs) + " git directories"));
 }
 
 // The one table (supervisor/git_dirs.h) is what the shipped profiles and the
