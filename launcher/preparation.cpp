@@ -427,7 +427,8 @@ Status add_nested_git_dirs(const plan::FilesystemView& view, const std::vector<p
   return Ok{};
 }
 
-// "; git directories found at launch, their hooks and config protected too: ..."
+// The evidence's tail: "; git directories found at launch, each one's hooks and config
+// protected too: ...", then the links not followed.
 std::string git_dirs_evidence(const LaunchReport& report) {
   std::string found, links;
   for (const LaunchReport::GitDir& dir : report.git_dirs) {
