@@ -104,8 +104,8 @@ void print_view(const LaunchReport& report) {
   std::printf(built ? "filesystem view (the command's root: nothing else of the host exists there):\n"
                     : "filesystem view: NOT built here (it degraded; the command sees the host's filesystem, "
                       "confined by Landlock alone):\n");
-  for (const ViewMount& m : report.view)
-    std::printf("  %s: %s (%s)%s\n", m.path.c_str(), m.what.c_str(), m.options.c_str(),
+  for (const ViewMount& m : report.view)  // a link not followed has no mount, so no options
+    std::printf("  %s: %s%s%s\n", m.path.c_str(), m.what.c_str(), m.options.empty() ? "" : (" (" + m.options + ")").c_str(),
                 m.status == "bound" ? "" : (", " + m.status).c_str());
 }
 

@@ -47,6 +47,7 @@
 #include "supervisor/denial_report.h"
 #include "supervisor/denials.h"
 #include "supervisor/explain_tracer.h"
+#include "supervisor/git_dirs.h"
 #include "supervisor/landlock_audit.h"
 #include "supervisor/janitor.h"
 #include "supervisor/exec_refusal.h"
@@ -456,6 +457,37 @@ void print_notes(const LaunchReport& report) {
                  "create it; the run's end names it if it does)\n",
                  path.path_template.c_str());
   }
+  // git itself would follow such a link: what it leads to, where the view
+  // holds it, is not protected, and the user is the one to look.
+  for (const LaunchReport::GitDir& dir : report.git_dirs)
+    for (const std::string& link : dir.links)
+      std::fprintf(stderr,
+                   "aasm-launch: note: '%s/%s' is a symbolic link where a git directory could be; it is not followed, "
+                   "so nothing it leads to is protected (git would follow it: inspect it)\n",
+                   dir.path_template.c_str(), link.c_str());
+}
+
+// A git directory (or a link where one could be) the command added beneath
+// one the launch protected: found again by the same walk, and named, since
+// nothing of it was protected and git would run its hooks and config later.
+void created_git_dirs(const LaunchReport::GitDir& dir, std::vector<std::string>& sentences) {
+  const auto found = git_dirs::find_nested(dir.host_path);
+  if (!found) {  // the command may have made it unwalkable: what it added there cannot be told
+    sentences.push_back("the git directories beneath '" + dir.path_template + "' cannot be found again after the run (" +
+                        found.error().message + "): inspect what the command left there before git uses it outside "
+                        "the sandbox");
+    return;
+  }
+  const auto name = [&](const std::string& nested, const char* what) {
+    sentences.push_back("the command created " + std::string(what) + " '" + dir.path_template + "/" + nested + "' (" +
+                        dir.host_path + "/" + nested + "), which was not there at launch and so not protected: "
+                        "inspect its config and hooks before git uses it outside the sandbox");
+  };
+  for (const std::string& nested : found->git_dirs)
+    if (std::find(dir.nested.begin(), dir.nested.end(), nested) == dir.nested.end()) name(nested, "the git directory");
+  for (const std::string& link : found->links)
+    if (std::find(dir.links.begin(), dir.links.end(), link) == dir.links.end())
+      name(link, "a symbolic link where a git directory could be,");
 }
 
 // A protected path missing at launch was not protected; one the command
@@ -471,6 +503,7 @@ std::vector<std::string> created_protected(const LaunchReport& report) {
                           "), a protected path that was missing at launch and so not protected: inspect it before "
                           "anything outside the sandbox reads it");
   }
+  for (const LaunchReport::GitDir& dir : report.git_dirs) created_git_dirs(dir, sentences);
   return sentences;
 }
 

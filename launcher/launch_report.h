@@ -55,11 +55,14 @@ struct ViewMount {
   std::string path;     // "${CWD}/.git/hooks", "/proc"
   std::string what;     // "bind", "bind, protected", "proc", "tmpfs, 67108864 bytes"
   std::string options;  // "ro,nosuid,nodev,noexec"
-  std::string status;   // "bound", "skipped (optional, missing)", kViewNotBuilt, kViewNotProtected
+  std::string status;   // "bound", "skipped (optional, missing)", kViewNotBuilt, kViewNotProtected, kViewLinkNotFollowed
 };
 // A mount's status where the view degraded, and a protected path's.
 inline constexpr char kViewNotBuilt[] = "not built (the view degraded)";
 inline constexpr char kViewNotProtected[] = "NOT protected (the view degraded)";
+// A symbolic link where a nested git directory could be (.git/modules/evil):
+// not followed, nothing it leads to bound.
+inline constexpr char kViewLinkNotFollowed[] = "not followed (a symbolic link)";
 
 // A pinned file as this launch found it: re-hashed through the descriptor
 // the launcher opened (preparation.cpp, check_pinned_files).
@@ -91,6 +94,16 @@ struct LaunchReport {
     std::string host_path;      // where it would be here
   };
   std::vector<MissingProtected> skipped_protected;  // optional protected paths missing here: not protected
+  // A git directory whose hooks or config the plan protects, with the ones
+  // nested in it that the launch found and protected too
+  // (supervisor/git_dirs.h), for the run's end to tell what the command added.
+  struct GitDir {
+    std::string path_template;         // ${CWD}/.git
+    std::string host_path;
+    std::vector<std::string> nested;   // relative to it: modules/sub, worktrees/w
+    std::vector<std::string> links;    // relative to it, not followed: modules/evil
+  };
+  std::vector<GitDir> git_dirs;
   std::vector<ViewMount> view;                // the filesystem view's mounts; empty without one
   std::vector<PinCheck> pins;                 // the plan's pinned files as found here, in the plan's order
   std::optional<Refusal> refusal;       // a launch stops at it; a dry run reports on

@@ -16,6 +16,7 @@
 #include <cstring>
 
 #include "command_path.h"
+#include "base/path_tree.h"
 #include "base/real_path.h"
 #include "crypto/file_digest.h"
 #include "exit_codes.h"
@@ -31,6 +32,7 @@
 #include "kernel/raw_syscall.h"
 #include "kernel/seccomp_notify.h"
 #include "supervisor/environment.h"
+#include "supervisor/git_dirs.h"
 #include "supervisor/listener_answers.h"
 #include "supervisor/path_binding.h"
 
@@ -352,6 +354,92 @@ Status add_view_trees(const plan::FilesystemView& view, const std::vector<plan::
   return Ok{};
 }
 
+// The protected paths of a git directory's table (supervisor/git_dirs.h)
+// name their git directory: its template, its host path and the first such
+// path's flags, once per directory, in the plan's order.
+struct GitDirOfPlan {
+  std::string path_template;
+  std::string host_path;
+  uint32_t flags = 0;  // mount_view flags of its discovered paths: protected, the tree's noexec
+};
+
+Result<std::vector<GitDirOfPlan>> git_dirs_of_plan(const plan::FilesystemView& view,
+                                                   const std::vector<plan::ViewMountText>& rows,
+                                                   const LaunchContext& context) {
+  std::vector<GitDirOfPlan> dirs;
+  for (size_t i = 0; i < view.trees.size(); ++i) {
+    const plan::ViewTree& tree = view.trees[i];
+    const std::string& path = rows[i].path;
+    if (!(tree.flags & plan::kViewProtected) || !git_dirs::is_protected_name(path.substr(path.rfind('/') + 1)))
+      continue;
+    auto host_path = expand_rule_path(plan::LandlockRule{0, tree.base, 0, tree.path}, context);
+    if (!host_path) return refusal(Control::kFilesystemView, host_path.error().message);
+    GitDirOfPlan dir{std::string(parent_of(path)), std::string(parent_of(*host_path)),
+                     mount_view::kProtected | (tree.flags & plan::kViewNoExec ? mount_view::kNoExec : 0u)};
+    if (std::none_of(dirs.begin(), dirs.end(), [&](const GitDirOfPlan& d) { return d.host_path == dir.host_path; }) &&
+        git_dirs::is_git_directory(dir.host_path))
+      dirs.push_back(std::move(dir));
+  }
+  return dirs;
+}
+
+// The table's names in one nested git directory: each there bound read-only
+// like the plan's protected paths, each missing skipped like an optional one
+// (and named at the run's end if the command creates it). A path the plan
+// protects itself is left to the plan's row.
+void protect_nested(const GitDirOfPlan& dir, const std::string& nested, const std::string& options,
+                    mount_view::Spec& spec, LaunchReport& report) {
+  for (const std::string_view name : git_dirs::names_for(nested)) {
+    const std::string relative = nested + "/" + std::string(name);
+    const std::string host_path = dir.host_path + "/" + relative, path_template = dir.path_template + "/" + relative;
+    if (std::any_of(spec.trees.begin(), spec.trees.end(), [&](const mount_view::Tree& t) { return t.host_path == host_path; }))
+      continue;
+    const std::string what = "bind, protected (found at launch in the git directory " + dir.path_template + "/" +
+                             nested + ": read-only over its writable tree)";
+    struct stat st {};
+    if (::lstat(host_path.c_str(), &st) != 0) {
+      report.skipped_protected.push_back({path_template, host_path});
+      report.view.push_back({path_template, what, options, "skipped (optional, missing)"});
+      continue;
+    }
+    spec.trees.push_back({host_path, "", dir.flags, S_ISDIR(st.st_mode)});  // a link: mount_view::prepare refuses it
+    report.view.push_back({path_template, what, options, "bound"});
+  }
+}
+
+// Submodules' and linked worktrees' git directories (.git/modules/**,
+// .git/worktrees/*), found now because only the checkout knows them, each
+// protected as its superproject's is (docs/filesystem-view.md#git-directories-found-at-launch).
+// A link where one could be is not followed: listed, nothing bound.
+Status add_nested_git_dirs(const plan::FilesystemView& view, const std::vector<plan::ViewMountText>& rows,
+                           const LaunchContext& context, mount_view::Spec& spec, LaunchReport& report) {
+  auto dirs = git_dirs_of_plan(view, rows, context);
+  if (!dirs) return dirs.error();
+  for (const GitDirOfPlan& dir : *dirs) {
+    auto found = git_dirs::find_nested(dir.host_path);
+    if (!found) return refusal(Control::kFilesystemView, found.error().message);
+    const std::string options = std::string("ro,nosuid,nodev") + (dir.flags & mount_view::kNoExec ? ",noexec" : "");
+    for (const std::string& nested : found->git_dirs) protect_nested(dir, nested, options, spec, report);
+    for (const std::string& link : found->links)
+      report.view.push_back({dir.path_template + "/" + link, "where git would look for a git directory (nothing bound)", "",
+                             kViewLinkNotFollowed});
+    report.git_dirs.push_back({dir.path_template, dir.host_path, std::move(found->git_dirs), std::move(found->links)});
+  }
+  return Ok{};
+}
+
+// The evidence's tail: "; git directories found at launch, each one's hooks and config
+// protected too: ...", then the links not followed.
+std::string git_dirs_evidence(const LaunchReport& report) {
+  std::string found, links;
+  for (const LaunchReport::GitDir& dir : report.git_dirs) {
+    for (const std::string& nested : dir.nested) found += " " + dir.path_template + "/" + nested + ";";
+    for (const std::string& link : dir.links) links += " " + dir.path_template + "/" + link + ";";
+  }
+  return (found.empty() ? "" : "; git directories found at launch, each one's hooks and config protected too:" + found) +
+         (links.empty() ? "" : "; symbolic links where a git directory could be, not followed (nothing bound):" + links);
+}
+
 void add_view_filesystems(const plan::FilesystemView& view, const std::vector<plan::ViewMountText>& rows,
                           mount_view::Spec& spec, LaunchReport& report) {
   spec.proc = view.flags & plan::kViewProc;
@@ -433,6 +521,7 @@ Status prepare_view(Preparation& p, const Inputs&) {
   mount_view::Spec spec;
   const std::vector<plan::ViewMountText> rows = plan::describe_view(view);
   if (Status trees = add_view_trees(view, rows, *context, spec, p.report); !trees) return trees;
+  if (Status nested = add_nested_git_dirs(view, rows, *context, spec, p.report); !nested) return nested;
   add_view_filesystems(view, rows, spec, p.report);
   mount_view::add_root_symlinks(spec);
   spec.working_directory = context->cwd;
@@ -447,7 +536,8 @@ Status prepare_view(Preparation& p, const Inputs&) {
                                       std::to_string(prepared->steps.size()) + " steps, every one returned 0)" +
                                       (protected_paths.empty() ? std::string("")
                                                                : "; each protected path answered a write-access check "
-                                                                 "with EROFS before exec:" + protected_paths)};
+                                                                 "with EROFS before exec:" + protected_paths) +
+                                      git_dirs_evidence(p.report)};
   p.prepared.view = std::move(*prepared);
   if (p.prepared.negotiation && p.prepared.negotiation->applies)
     for (const plan::LandlockRule& rule : p.prepared.negotiation->effective.rules)
