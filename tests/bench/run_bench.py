@@ -3,7 +3,7 @@
 one run, printed as tables and written, with an SVG plot, to docs/bench/.
 
   run_bench.py --build BUILD_DIR [--rounds N] [--real-rounds N] [--out DIR]
-               [--skip-real-work] [--workdir DIR]
+               [--skip-real-work] [--workdir DIR] [--compare LABEL=AASM_LAUNCH]...
 
 Launch: /bin/true bare, under a static launcher that only spawns it (the
 floor of any separate launcher process), under the benchmark's reference
@@ -123,7 +123,7 @@ def without_resources(policy, out):
         yaml.safe_dump(doc, f)
 
 
-def launch_variants(build, work, scratch):
+def launch_variants(build, work, scratch, compare):
     aasmc = os.path.join(build, "compiler/aasmc")
     launcher = os.path.join(build, "launcher/aasm-launch")
     bench = os.path.join(build, "tests/bench/launch")
@@ -163,6 +163,14 @@ def launch_variants(build, work, scratch):
         vs.append(v)
 
     aasm("aasm minimal", "minimal", "tests/bench/launch/minimal.yaml: Landlock + the default allowlist, no cgroup")
+    # Another aasm-launch binary (a build before a change) in the same rounds.
+    for label, path in compare:
+        for key, what in (("minimal", "the minimal plan"), ("ci-build", "profiles/ci-build.yaml")):
+            v = Variant(f"{label}: aasm {key}", [os.path.abspath(path), plans[key] or "", "--", "/bin/true"],
+                        f"`{path}` (--compare {label}=...) with {what}")
+            if not plans[key]:
+                v.skipped = "its plan did not compile"
+            vs.append(v)
     aasm("aasm minimal + cgroup", "minimal+cgroup", "the same + coding-agent-cgroup.yaml (memory, pids, cpu)")
     aasm("aasm ci-build, no cgroup", "ci-build, no cgroup", "profiles/ci-build.yaml without its resources")
     for p in PROFILES:
@@ -276,7 +284,7 @@ def svg_plot(vs, bare):
     for i, v in enumerate(live):
         y = top + i * row
         med, tail = statistics.median(v.wall) - b, p95(v.wall) - b
-        colour = "#3b7dd8" if v.name.startswith("aasm") else "#999999"
+        colour = "#3b7dd8" if "aasm" in v.name else "#999999"
         out.append(f'<text x="{left - 6}" y="{y + 14}" text-anchor="end">{v.name}</text>')
         out.append(f'<rect x="{left}" y="{y + 3}" width="{max(0.5, med * scale):.1f}" height="14" fill="{colour}"/>')
         out.append(f'<line x1="{left + max(0, med) * scale:.1f}" y1="{y + 10}" x2="{left + max(0, tail) * scale:.1f}" '
@@ -316,6 +324,8 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, "docs/bench"))
     ap.add_argument("--workdir", default="/var/tmp/aasm-bench")
     ap.add_argument("--skip-real-work", action="store_true")
+    ap.add_argument("--compare", action="append", default=[], metavar="LABEL=AASM_LAUNCH",
+                    help="also time another aasm-launch (a build before a change) in the same rounds")
     args = ap.parse_args()
     build = os.path.abspath(args.build)
     if args.rounds < 200:
@@ -337,7 +347,7 @@ def main():
 
     with tempfile.TemporaryDirectory(prefix="aasm-bench-") as scratch:
         say("bench: launch: compiling the plans")
-        vs = launch_variants(build, work, scratch)
+        vs = launch_variants(build, work, scratch, [c.split("=", 1) for c in args.compare])
         failed = bench_launch(vs, args.rounds, work, env)
     bare = vs[0]
     b = statistics.median(bare.wall)

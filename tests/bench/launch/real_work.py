@@ -218,7 +218,7 @@ def main():
                 samples[pair].append(ms)
         print(f"real_work: round {r}/{args.rounds} done" + (" (warm-up)" if r == 0 else ""), file=sys.stderr, flush=True)
     medians = {p: statistics.median(s) for p, s in samples.items()}
-    print(f"{args.rounds} rounds after 1 warm-up, shuffled (seed 13); wall ms, median; ratio to bare")
+    print(f"{args.rounds} rounds after 1 warm-up, shuffled (seed 13); wall ms, median; ratio to bare\n")
     print("| workload | " + " | ".join(variants) + " |")
     print("|---|" + "---:|" * len(variants))
     for name in workloads:
