@@ -124,9 +124,7 @@ struct ChildIo {
   uid_t uid = 0;
   gid_t gid = 0;
   sigset_t original_mask;
-  // Where the child sends the connect() listener (connect_answers.h), or,
-  // observed, the main program's (Prepared::sendmsg_allowed).
-  int handoff_socket = -1;
+  int connect_handoff = -1;  // where the child sends the connect() listener (connect_answers.h)
   spawn::Handover* handover = nullptr;  // where it hands over the main program's listener (Prepared::observing)
 };
 
@@ -173,21 +171,13 @@ void hand_over_connect_listener(Prepared& prepared, ChildReport* report, int han
 // True when the main program went in rewritten with the run's listener,
 // handed over; false when an outer sandbox's listener (EBUSY: one per filter
 // chain) leaves it to go in as written. From the moment the filter is in,
-// any call the filters do not allow whatever its arguments may wait on the
-// listener, which nobody reads before the exec: so the descriptor goes over
-// sendmsg only where every filter allows sendmsg so, and the exec follows at
-// once; otherwise without a system call, the supervisor copying it while
-// the child waits (spawn::hand_over).
+// any call may wait on the listener, so the descriptor goes over without a
+// system call (spawn::hand_over).
 bool listen_on_main(Prepared& prepared, ChildReport* report, const ChildIo& io) {
   const int listener = seccomp::install_with_listener(*prepared.observing);
   if (listener < 0) spawn::hand_over(*io.handover, spawn::Handover::kNone);
   if (listener == -EBUSY) return false;
   if (listener < 0) child_fail(report, ChildStage::kSeccomp, -listener);
-  if (io.handoff_socket >= 0 && seccomp::send_descriptor(io.handoff_socket, listener) == 0) {
-    spawn::sent(*io.handover);
-    report->done.fetch_or(kErrnoAnswersListened);
-    return true;
-  }
   const int32_t copy = spawn::hand_over(*io.handover, listener);
   if (copy < 0) {
     // The supervisor kills this process: even its exit might wait on the
@@ -324,7 +314,7 @@ descriptors::Kept bwrap_kept(const bwrap::Exec& exec) {
   // bwrap, the seccomp programs' descriptors, which bwrap reads).
   if (int error = descriptors::close_inherited(prepared.bwrap ? bwrap_kept(*prepared.bwrap)
                                                                : descriptors::Kept{prepared.ruleset_fd, prepared.denied_dir_fd,
-                                                                                   io.handoff_socket, prepared.exec_fd}))
+                                                                                   io.connect_handoff, prepared.exec_fd}))
     child_fail(report, ChildStage::kDescriptors, error);
   // A pinned script's interpreter reads it as /dev/fd/N: the kernel refuses
   // to exec a script whose descriptor closes on exec (ENOENT), so that one
@@ -359,7 +349,7 @@ descriptors::Kept bwrap_kept(const bwrap::Exec& exec) {
   // itself.
   if (int error = signals::reset_to_default(io.ignored_signals)) child_fail(report, ChildStage::kSignals, error);
   ::sigprocmask(SIG_SETMASK, &io.original_mask, nullptr);
-  if (io.handoff_socket >= 0 && !io.handover) hand_over_connect_listener(prepared, report, io.handoff_socket);
+  if (io.connect_handoff >= 0) hand_over_connect_listener(prepared, report, io.connect_handoff);
   // Before the plan's filters, which need not allow seccomp(); the
   // supervisor is this process's tracer already (kernel/spawn.h).
   if (prepared.trace_filter)
@@ -667,11 +657,9 @@ int launch(const LaunchRequest& request) {
     io.handover = &handover;
   }
   int handoff[2] = {-1, -1};
-  const bool handoff_wanted = prepared->observing ? prepared->sendmsg_allowed
-                                                  : prepared->connect_answers.has_value();
-  if (handoff_wanted && ::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, handoff) != 0)
+  if (prepared->connect_answers && !prepared->observing && ::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, handoff) != 0)
     return abandon(std::string("socketpair: ") + std::strerror(errno));
-  io.handoff_socket = handoff[1];
+  io.connect_handoff = handoff[1];
 
   ChildStart start{&*prepared, argv.data(), report, &io};
   // While the child confines itself: the janitor starts (if this supervisor

@@ -568,13 +568,9 @@ Status prepare_listener(Preparation& p, const Inputs&) {
   rules.push_back(&main);
   for (const plan::SeccompProgram* program : rules) prepared.observed.push_back(*program);
   prepared.observing = std::move(observing);
-  const auto allowed_by_all = [&rules](int32_t nr) {
-    return std::all_of(rules.begin(), rules.end(), [nr](const plan::SeccompProgram* program) {
-      return bpf::is_constant_allow(program->instructions, program->audit_arch, nr);
-    });
-  };
-  prepared.futex_allowed = allowed_by_all(SYS_futex);
-  prepared.sendmsg_allowed = allowed_by_all(SYS_sendmsg);
+  prepared.futex_allowed = std::all_of(rules.begin(), rules.end(), [](const plan::SeccompProgram* program) {
+    return bpf::is_constant_allow(program->instructions, program->audit_arch, SYS_futex);
+  });
   return Ok{};
 }
 

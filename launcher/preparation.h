@@ -67,9 +67,6 @@ struct Prepared {
   // denials_unseen at the end, where the plan's call names are decoded.
   std::vector<int32_t> errno_kept;
   bool futex_allowed = false;  // by every filter, whatever its arguments: the hand-over may wake with it
-  // sendmsg likewise: the child sends the listener over a socket and execs
-  // without waiting for the supervisor (spawn::Handover::kSent).
-  bool sendmsg_allowed = false;
   std::optional<mount_view::Prepared> view;       // the filesystem view's steps, built in the child
   // Rules for the view's own filesystems, opened in the child after the
   // build (a rule on the host's /tmp does not cover the view's /tmp).

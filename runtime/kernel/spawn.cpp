@@ -54,8 +54,8 @@ void cpu_relax() {
 }
 
 // The supervisor's side of hand_over() once the child has published:
-// copies its descriptor (kNone, kSent: nothing to copy). Raw system calls,
-// since the child may still be reading the shared errno.
+// copies its descriptor. Raw system calls, since the child may still be
+// reading the shared errno.
 void copy_published(Handover& handover, pid_t pid, int32_t fd) {
   if (fd < 0) return;
   const long pidfd = raw::syscall4(SYS_pidfd_open, pid, 0);
@@ -218,8 +218,6 @@ int32_t hand_over(Handover& handover, int32_t fd) {
   }
   return copy;
 }
-
-void sent(Handover& handover) { handover.child_fd.store(Handover::kSent); }
 
 int exec(const char* path, char* const argv[], char* const envp[]) {
   return int(-raw::syscall4(SYS_execve, long(path), long(argv), long(envp)));

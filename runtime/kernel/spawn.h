@@ -52,12 +52,10 @@ namespace aasm::spawn {
 // wakes the other with it; otherwise the child spins and the supervisor
 // looks every millisecond. Only while sharing memory: with a cgroup v2
 // directory the supervisor is suspended until the exec (CLONE_VFORK) and
-// could not copy. A child whose filters allow sendmsg sends the descriptor
-// over a socket instead and says so (sent()): no round trip before its exec.
+// could not copy.
 struct Handover {
   static constexpr int32_t kPending = -1;
   static constexpr int32_t kNone = -2;  // the child has nothing to hand over
-  static constexpr int32_t kSent = -3;  // the child sent it over a socket: nothing to copy
   bool may_wake = false;
   std::atomic<int32_t> child_fd{kPending};
   std::atomic<int32_t> copy{kPending};  // the supervisor's copy, or -errno
@@ -95,10 +93,6 @@ void await_supervisor();
 // copy or -errno; on -errno the supervisor kills the child, which must then
 // only wait (its filter may not let it exit).
 int32_t hand_over(Handover& handover, int32_t fd);
-
-// For the child: says that the descriptor went over a socket (kSent), with
-// a plain store: the supervisor reads it when the exec or exit wakes it.
-void sent(Handover& handover);
 
 // For the child: execve through the raw system call, so it writes no errno
 // the supervisor might be reading. Returns errno when execve fails.
