@@ -66,12 +66,28 @@ void copy_published(Handover& handover, pid_t pid, int32_t fd) {
   if (copy < 0) raw::syscall4(SYS_kill, pid, SIGKILL);
 }
 
-// Waits for the child to publish (the timeout also covers a child that
-// exits before it does), then copies.
+// Sleeps until either word may have changed: the child's publication
+// (woken by hand_over) or its exec or exit (woken by the kernel, which
+// clears the CLONE_CHILD_CLEARTID word). futex_waitv (Linux 5.16) waits on
+// both at once; shared (no FUTEX2_PRIVATE), as the kernel's wake of the
+// cleared word is. Where it is missing, or the child cannot wake us (its
+// filters may refuse futex: it spins instead), a look every millisecond.
+void wait_for_publication(Handover& handover, int32_t running) {
+  if (handover.may_wake) {
+    futex_waitv words[2] = {
+        {uint32_t(Handover::kPending), uint64_t(uintptr_t(&handover.child_fd)), FUTEX_32, 0},
+        {uint32_t(running), uint64_t(uintptr_t(&g_child_running)), FUTEX_32, 0}};
+    if (raw::syscall6(SYS_futex_waitv, long(words), 2, 0, 0, 0, 0) != -ENOSYS) return;
+  }
+  futex_wait_ms(&handover.child_fd, uint32_t(Handover::kPending), 1);
+}
+
+// Waits for the child to publish, or to exec or exit before it does, then
+// copies.
 void take(Handover& handover, pid_t pid) {
   int32_t fd;
-  while ((fd = handover.child_fd.load()) == Handover::kPending && g_child_running.load() != 0)
-    futex_wait_ms(&handover.child_fd, uint32_t(Handover::kPending), 1);
+  for (int32_t running; (fd = handover.child_fd.load()) == Handover::kPending && (running = g_child_running.load()) != 0;)
+    wait_for_publication(handover, running);
   copy_published(handover, pid, fd);
 }
 

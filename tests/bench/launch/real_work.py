@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Real work under each filesystem confinement (docs/benchmarks.md, "Real work").
 
-Three workloads, each run to completion as one process tree and timed from
+Four workloads, each run to completion as one process tree and timed from
 before the start to after the wait (time.perf_counter, launch included):
 
   find        /usr/bin/find /usr -name '*.h'
   git status  /usr/bin/git status --porcelain in a generated git repository
               of 15,000 committed files (150 directories of 100)
   make -j2    /usr/bin/make -s -B -j2 of a generated C project (24 files)
+  npm ci      /usr/bin/npm ci --offline of a generated project whose one
+              dependency is a local tarball (no registry is asked)
 
 under five variants:
 
@@ -33,7 +35,9 @@ bare. The generated trees live in WORKDIR (default /var/tmp/aasm-real-work,
 outside /tmp so that the private /tmp of the view does not hide them) and
 are made once, then reused.
 
-    real_work.py AASMC AASM_LAUNCH BENCH_VIEW_COST [--rounds N] [--workdir DIR]
+    real_work.py AASMC AASM_LAUNCH BENCH_VIEW_COST [--rounds N] [--workdir DIR] [--markdown]
+
+--markdown: only the tables on stdout (for `./run bench`), progress on stderr.
 """
 import argparse
 import os
@@ -101,6 +105,27 @@ def make_project(path):
                   "%.o: %.c\n\t$(CC) $(CFLAGS) -c -o $@ $<\n")
 
 
+def make_npm_project(path):
+    """A node project depending on one local tarball, its lock file made once
+    (npm install --offline: a file: dependency needs no registry)."""
+    if os.path.exists(os.path.join(path, "package-lock.json")):
+        return
+    dep = os.path.join(path, "dep")
+    os.makedirs(dep, exist_ok=True)
+    with open(os.path.join(dep, "package.json"), "w") as out:
+        out.write('{"name": "aasm-bench-dep", "version": "1.0.0", "main": "index.js"}\n')
+    with open(os.path.join(dep, "index.js"), "w") as out:
+        out.write("module.exports = (s) => s.length;\n")
+    env = {"PATH": "/usr/bin:/bin", "HOME": path, "LC_ALL": "C"}
+    subprocess.run(["npm", "pack", "--silent", "--pack-destination", path], cwd=dep, env=env, check=True,
+                   stdout=subprocess.DEVNULL)
+    with open(os.path.join(path, "package.json"), "w") as out:
+        out.write('{"name": "aasm-bench", "version": "1.0.0", "private": true,\n'
+                  ' "dependencies": {"aasm-bench-dep": "file:aasm-bench-dep-1.0.0.tgz"}}\n')
+    subprocess.run(["npm", "install", "--offline", "--no-audit", "--no-fund", "--loglevel=error"], cwd=path, env=env,
+                   check=True, stdout=subprocess.DEVNULL)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("aasmc")
@@ -108,6 +133,7 @@ def main():
     parser.add_argument("view_cost")
     parser.add_argument("--rounds", type=int, default=21)
     parser.add_argument("--workdir", default="/var/tmp/aasm-real-work")
+    parser.add_argument("--markdown", action="store_true")
     parser.add_argument("--variants", default=",".join(VARIANTS),
                         help="comma-separated, bare first: " + ", ".join(VARIANTS + OPTIONAL_VARIANTS))
     args = parser.parse_args()
@@ -117,11 +143,18 @@ def main():
     tree, project = os.path.join(work, "tree"), os.path.join(work, "project")
     make_tree(tree)
     make_project(project)
+    npm = os.path.join(work, "npm")
+    if shutil.which("npm"):
+        make_npm_project(npm)
     workloads = {
         "find": (work, ["/usr/bin/find", "/usr", "-name", "*.h"]),
         "git status": (tree, ["/usr/bin/git", "status", "--porcelain"]),
         "make -j2": (project, ["/usr/bin/make", "-s", "-B", "-j2"]),
+        "npm ci": (npm, ["/usr/bin/npm", "ci", "--offline", "--no-audit", "--no-fund", "--loglevel=error"]),
     }
+    if not shutil.which("npm"):
+        del workloads["npm ci"]
+        print("npm: not found along $PATH, its workload skipped (apt-get install npm)")
     variants = [v for v in args.variants.split(",") if v != "bwrap" or shutil.which("bwrap")]
     if variants[0] != "bare" or any(v not in VARIANTS + OPTIONAL_VARIANTS for v in variants):
         sys.exit(f"real_work: --variants {args.variants}: bare first, then of " + ", ".join(VARIANTS[1:] + OPTIONAL_VARIANTS))
@@ -166,9 +199,9 @@ def main():
         # a directory such as /usr/share/polkit-1/rules.d (mode 700, another
         # owner): find reports it and exits 1, which is no failure here;
         # under --explain the launcher lists the refusals it traced, and says
-        # it cannot show them otherwise.
+        # it cannot show them otherwise (its denials line).
         denied_only = done.returncode == 1 and name == "find" and all(
-            line.endswith("Permission denied") or line.startswith("aasm-launch: note: ")
+            line.endswith("Permission denied") or line.startswith(("aasm-launch: note: ", "aasm-launch: denials: "))
             for line in done.stderr.splitlines())
         if done.returncode != 0 and not denied_only:
             sys.exit(f"real_work: {name} under {variant} exited {done.returncode}: {done.stderr.strip()}")
@@ -183,8 +216,9 @@ def main():
             ms = run(*pair)
             if r:
                 samples[pair].append(ms)
+        print(f"real_work: round {r}/{args.rounds} done" + (" (warm-up)" if r == 0 else ""), file=sys.stderr, flush=True)
     medians = {p: statistics.median(s) for p, s in samples.items()}
-    print(f"{args.rounds} rounds after 1 warm-up, shuffled (seed 13); wall ms, median; ratio to bare")
+    print(f"{args.rounds} rounds after 1 warm-up, shuffled (seed 13); wall ms, median; ratio to bare\n")
     print("| workload | " + " | ".join(variants) + " |")
     print("|---|" + "---:|" * len(variants))
     for name in workloads:
@@ -192,6 +226,8 @@ def main():
         cells = [f"{medians[name, v]:.1f}" + ("" if v == "bare" else f" ({medians[name, v] / bare:.3f})")
                  for v in variants]
         print(f"| {name} | " + " | ".join(cells) + " |")
+    if args.markdown:
+        return
     print("\nratio to bare (each # is 1 %, | marks bare, 2 % goal on find: view only)")
     for name in workloads:
         for v in variants[1:]:
