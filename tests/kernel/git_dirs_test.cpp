@@ -21,21 +21,10 @@
 
 #include "harness.h"
 #include "supervisor/git_dirs.h"
+#include "view_fixtures.h"
 
 namespace aasm::ktest {
 namespace {
-
-constexpr uid_t kNobody = 65534;
-
-const char* const kAllowEverything = R"(apiVersion: aasm.dev/v1
-kind: Policy
-metadata: {name: allow-everything, tier: run}
-spec:
-  filesystem:
-    read: {allow: ["/"]}
-    write: {allow: ["/"]}
-    execute: {allow: ["/"]}
-)";
 
 // Each operation on one line: NAME OK, or NAME ERRNONAME. The rename comes
 // last: under the control it succeeds and takes the submodule's git
@@ -64,8 +53,6 @@ const std::vector<std::pair<std::string, std::string>> kAttacks = {
     {"worktree-commondir", "EROFS"}, {"worktree-gitdir", "EROFS"}, {"sub-gitdir-rename-away", "EBUSY"},
 };
 
-std::string profile() { return binary("AASM_PROFILES") + "/coding-agent.yaml"; }
-
 // base/other: the submodule's upstream; base/ws: the superproject, the
 // launch directory, with the submodule at sub/ and a linked worktree at
 // base/wt whose config.worktree git made (extensions.worktreeConfig).
@@ -91,7 +78,6 @@ struct Repository {
     REQUIRE(exists(ws + "/.git/worktrees/wt/config.worktree"));
     write_file(ws + "/.git/info/exclude", "t.py\n");  // the script is no change of the superproject's
     write_file(ws + "/t.py", kScript);
-    write_file(base / "allow-everything.yaml", kAllowEverything);
     if (uid != 0) REQUIRE(run({"/usr/bin/chown", "-R", "65534:65534", base.path()}).exit_code == 0);
   }
 
@@ -104,14 +90,7 @@ struct Repository {
     REQUIRE(r.exit_code == 0);
   }
 
-  std::string compile(bool shipped) const {
-    const std::string plan = base / (shipped ? "coding-agent.bin" : "allow-everything.bin");
-    const Run r = run({binary("AASMC"), "compile", shipped ? profile() : base / "allow-everything.yaml", "-o", plan});
-    INFO(r.err);
-    REQUIRE(r.exit_code == 0);
-    ::chmod(plan.c_str(), 0644);
-    return plan;
-  }
+  std::string compile(bool shipped) const { return compile_view_plan(base, shipped); }
 
   // The launcher as `uid`, with git's identity in the environment the
   // profile passes, and HOME in the view's private /tmp.
@@ -120,19 +99,12 @@ struct Repository {
                                      "XDG_STATE_HOME=" + base / "state", "GIT_AUTHOR_NAME=Agent",
                                      "GIT_AUTHOR_EMAIL=agent@example.invalid", "GIT_COMMITTER_NAME=Agent",
                                      "GIT_COMMITTER_EMAIL=agent@example.invalid"};
-    if (uid != 0)
-      for (const char* a : {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"})
-        argv.push_back(a);
+    run_as(uid, argv);
     argv.push_back(binary("AASM_LAUNCH"));
     argv.insert(argv.end(), launcher_args.begin(), launcher_args.end());
     return run(argv, ws);
   }
 };
-
-std::string mountinfo() {
-  std::ifstream in("/proc/self/mountinfo");
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
 
 void submodule_suite(uid_t uid) {
   SUBCASE("coding-agent: the submodule's hooks and config, the worktree's files are read-only") {

@@ -16,22 +16,10 @@
 #include <vector>
 
 #include "harness.h"
+#include "view_fixtures.h"
 
 namespace aasm::ktest {
 namespace {
-
-constexpr uid_t kNobody = 65534;
-
-// The control: Landlock granting every right everywhere, nothing else.
-const char* const kAllowEverything = R"(apiVersion: aasm.dev/v1
-kind: Policy
-metadata: {name: allow-everything, tier: run}
-spec:
-  filesystem:
-    read: {allow: ["/"]}
-    write: {allow: ["/"]}
-    execute: {allow: ["/"]}
-)";
 
 // Each operation on one line: NAME OK, or NAME ERRNONAME. In this order
 // every one succeeds under the control, each on what the ones before left.
@@ -88,8 +76,6 @@ const std::vector<std::pair<std::string, std::string>> kAttacks = {
     {"rename-git-away", "EBUSY"},
 };
 
-std::string profile() { return binary("AASM_PROFILES") + "/coding-agent.yaml"; }
-
 struct Workspace {
   TempDir base{"/var/tmp"};
   std::string ws = base / "ws";
@@ -104,27 +90,17 @@ struct Workspace {
     write_file(ws + "/.git/hooks/pre-commit", "#!/bin/sh\n", 0755);
     write_file(ws + "/t.py", kScript);
     write_file(secret, "not for the command\n");
-    write_file(base / "allow-everything.yaml", kAllowEverything);
     if (uid != 0) REQUIRE(run({"/usr/bin/chown", "-R", "65534:65534", base.path()}).exit_code == 0);
   }
 
   // The shipped profile alone, or the control.
-  std::string compile(bool shipped) const {
-    const std::string plan = base / (shipped ? "coding-agent.bin" : "allow-everything.bin");
-    const Run r = run({binary("AASMC"), "compile", shipped ? profile() : base / "allow-everything.yaml", "-o", plan});
-    INFO(r.err);
-    REQUIRE(r.exit_code == 0);
-    ::chmod(plan.c_str(), 0644);
-    return plan;
-  }
+  std::string compile(bool shipped) const { return compile_view_plan(base, shipped); }
 
   Run launch(const std::string& plan, uid_t uid, pid_t host_pid) const {
     // The receipt's key (docs/receipts.md#redaction) where this user may make it.
     std::vector<std::string> argv = {"/usr/bin/env", "-i", "PATH=/usr/bin:/bin", "LANG=C.UTF-8",
                                      "XDG_STATE_HOME=" + base / "state"};
-    if (uid != 0)
-      for (const char* a : {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"})
-        argv.push_back(a);
+    run_as(uid, argv);
     for (const std::string& a : {binary("AASM_LAUNCH"), std::string("--receipt"), base / "receipt.json", plan,
                                  std::string("--"), std::string("/usr/bin/python3"), std::string("t.py"), secret,
                                  std::to_string(host_pid)})
@@ -132,11 +108,6 @@ struct Workspace {
     return run(argv, ws);
   }
 };
-
-std::string mountinfo() {
-  std::ifstream in("/proc/self/mountinfo");
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
 
 void view_suite(uid_t uid) {
   const Sentinel host_process(uid == 0 ? Sentinel::Caps::kRoot : Sentinel::Caps::kNobody);
