@@ -164,23 +164,41 @@ llvm::Expected<PolicyIR> with_socket_rules(PolicyIR ir) {
   return ir;
 }
 
+namespace {
+
+// Landlock's part of a network direction: "landlock connect_tcp (no port)".
+std::string landlock_part(uint64_t right, const NetworkRuleIR& rule) {
+  return std::string("landlock ") + aasm::landlock::right_name(aasm::landlock::RightKind::kNet, right) +
+         (rule.none ? " (no port)" : " (listed ports)");
+}
+
+// The calls of `rules`, each once, as a sentence lists them: "a, b and c".
+std::string calls_of(const std::vector<SocketRule>& rules) {
+  std::vector<std::string> names;
+  for (const SocketRule& rule : rules)
+    if (std::find(names.begin(), names.end(), rule.syscall) == names.end()) names.emplace_back(rule.syscall);
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i) out += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+  return out;
+}
+
+}  // namespace
+
 std::optional<std::string> network_outbound_lowering(const NetworkIR& network) {
   if (!confines_outbound_tcp(network)) return std::nullopt;
   const NetworkRuleIR& out = *network.outbound;
-  return std::string("landlock ") + aasm::landlock::right_name(aasm::landlock::RightKind::kNet, aasm::landlock::net::kConnectTcp) +
-         (out.none ? " (no port)" : " (listed ports)") +
+  return landlock_part(aasm::landlock::net::kConnectTcp, out) +
          "; seccomp rules for what Landlock does not see: socket families, non-TCP inet sockets" +
          (!out.none && out.udp ? " but UDP datagrams" : "") + ", TCP Fast Open (docs/seccomp.md)";
 }
 
 std::optional<std::string> network_bind_lowering(const NetworkIR& network) {
   if (!network.bind) return std::nullopt;
-  const std::string landlock = std::string("landlock ") +
-      aasm::landlock::right_name(aasm::landlock::RightKind::kNet, aasm::landlock::net::kBindTcp);
+  const std::string landlock = landlock_part(aasm::landlock::net::kBindTcp, *network.bind);
   if (refuses_every_bind(network))
-    return landlock + " (no port); seccomp refuses bind, listen, accept and accept4 for every family (docs/seccomp.md)";
-  return landlock + " (listed ports); not checked: listen() on a socket never bound (an ephemeral port) and the bind() "
-                    "of a non-TCP socket (docs/threat-model.md)";
+    return landlock + "; seccomp refuses " + calls_of(bind_rules()) + " for every family (docs/seccomp.md)";
+  return landlock + "; not checked: listen() on a socket never bound (an ephemeral port) and the bind() of a non-TCP "
+                    "socket (docs/threat-model.md)";
 }
 
 }  // namespace aasmc
