@@ -103,10 +103,12 @@ bool shadowed_by(const SyscallRuleIR& rule, size_t at, const SyscallRuleIR& othe
 // want named: a condition that never holds (an error: the rule was meant to
 // do something), or a rule another one wholly shadows (a warning).
 void check_rules_fire(std::span<const SyscallRuleIR> rules, const std::vector<Target>& targets, Diagnostics& diags) {
+  std::vector<bool> never(rules.size());
+  for (size_t i = 0; i < rules.size(); ++i) never[i] = rules[i].when && never_holds(rules[i], targets);
   for (size_t i = 0; i < rules.size(); ++i) {
     const SyscallRuleIR& rule = rules[i];
     const SourceRef& at = rule.when_text ? rule.when_text->source : rule.from;
-    if (rule.when && never_holds(rule, targets)) {
+    if (never[i]) {
       diags.error(at.loc,
                   "this condition can never hold (its normal form is false on every target), so the rule for " +
                       rule.syscall + " never fires; fix the comparisons or remove the rule",
@@ -114,7 +116,7 @@ void check_rules_fire(std::span<const SyscallRuleIR> rules, const std::vector<Ta
       continue;
     }
     for (size_t j = 0; j < rules.size(); ++j)
-      if (j != i && !never_holds(rules[j], targets) && shadowed_by(rule, i, rules[j], j, targets)) {
+      if (j != i && !never[j] && shadowed_by(rule, i, rules[j], j, targets)) {
         diags.warning(at.loc,
                       "this rule for " + rule.syscall + " never decides a call: another rule (" +
                           rules[j].action.text() +
