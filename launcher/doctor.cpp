@@ -216,7 +216,24 @@ DoctorCheck denial_records_check(int landlock_abi) {
   return c;
 }
 
-void print_json(const Host& host, const std::vector<DoctorCheck>& checks, uint64_t held, bool complete) {
+// doctor --plan: the plan's launch as a dry run prepares it, reduced to
+// whether it would run, under which backend, and why the others would not.
+void write_plan(json::Writer& w, const std::string& path, const Preparation& p) {
+  w.key("plan").begin_object().key("path").value(path).key("sha256").value(p.report.plan_sha256);
+  write_backends(w, p.report);
+  w.key("proceed").value(!p.report.refusal);
+  w.key("refusal").value(p.report.refusal ? p.report.refusal->error.message : "").end_object();
+}
+
+void print_plan(const std::string& path, const Preparation& p) {
+  std::printf("plan %s: %s\n", path.c_str(),
+              p.report.refusal ? ("the launch would be refused: " + p.report.refusal->error.message).c_str()
+                               : "the launch would proceed");
+  for (const std::string& line : backend_lines(p.report)) std::printf("  %s\n", line.c_str());
+}
+
+void print_json(const Host& host, const std::vector<DoctorCheck>& checks, uint64_t held, bool complete,
+                const std::optional<std::string>& plan_path, const std::optional<Preparation>& plan) {
   json::Writer w;
   w.begin_object().key("schema").value("aasm.dev/doctor/v1").key("version").value(kVersion);
   w.key("host").begin_object().key("kernel_release").value(host.kernel_release).key("architecture").value(host.machine).end_object();
@@ -240,7 +257,9 @@ void print_json(const Host& host, const std::vector<DoctorCheck>& checks, uint64
         .key("missing").value(c.missing)
         .key("remedy").value(c.remedy)
         .end_object();
-  w.end_array().key("complete").value(complete).end_object();
+  w.end_array().key("complete").value(complete);
+  if (plan) write_plan(w, *plan_path, *plan);
+  w.end_object();
   std::fputs(w.text().c_str(), stdout);
 }
 
@@ -272,16 +291,25 @@ std::vector<DoctorCheck> doctor_checks(const Host& host) {
   return checks;
 }
 
-int doctor(bool json) {
+int doctor(bool json, const std::optional<std::string>& plan_path) {
   const Host host = probe_host();
   const std::vector<DoctorCheck> checks = doctor_checks(host);
   bool complete = true;
   for (const DoctorCheck& c : checks) complete = complete && (c.status == kAvailable || c.status == kInfo);
-  if (json)
-    print_json(host, checks, capabilities::permitted(), complete);
-  else
+  std::optional<Preparation> plan;
+  if (plan_path) {
+    LaunchRequest request;
+    request.plan_path = *plan_path;
+    plan.emplace(prepare(request, host, Exit::kDryRun));
+    release(plan->prepared);
+  }
+  if (json) {
+    print_json(host, checks, capabilities::permitted(), complete, plan_path, plan);
+  } else {
     print_text(host, checks, complete);
-  return complete ? 0 : 1;
+    if (plan) print_plan(*plan_path, *plan);
+  }
+  return complete && !(plan && plan->report.refusal) ? 0 : 1;
 }
 
 }  // namespace aasm

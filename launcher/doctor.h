@@ -6,6 +6,7 @@
 // checks its predictions against launches on the same host.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,8 +26,10 @@ struct DoctorCheck {
 
 std::vector<DoctorCheck> doctor_checks(const Host& host);
 
-// Prints the report (text, or JSON: schemas/doctor.schema.json) on stdout.
-// Returns 0 when no check is partial or missing, 1 when one is.
-int doctor(bool json);
+// Prints the report (text, or JSON: schemas/doctor.schema.json) on stdout;
+// with `plan`, also whether the plan would run here and under which of its
+// backends (a dry run's preparation). Returns 0 when no check is partial or
+// missing and the plan would run, 1 otherwise.
+int doctor(bool json, const std::optional<std::string>& plan = std::nullopt);
 
 }  // namespace aasm

@@ -202,19 +202,13 @@ void write_plan_parts(json::Writer& w, const Preparation& preparation) {
   w.key("cgroups").value(plan::has_tree_limits(plan) ? cgroup::describe_host_support() : "");
 }
 
-// What the preparation holds open or created, let go: nothing runs.
-void release(Prepared& prepared) {
-  for (int fd : {prepared.ruleset_fd, prepared.denied_dir_fd, prepared.exec_fd})
-    if (fd >= 0) ::close(fd);
-  if (prepared.cgroup) prepared.cgroup->kill_and_remove({std::chrono::milliseconds(5000), cgroup::Reap::kNone});
-}
-
 int dry_run_json(const LaunchRequest& request, Preparation& preparation) {
   const LaunchReport& report = preparation.report;
   json::Writer w;
   w.begin_object().key("schema").value("aasm.dev/dry-run/v1").key("plan").value(request.plan_path);
   w.key("plan_sha256").value(report.plan_sha256);
   if (!report.plan_sha256.empty()) write_host(w, report.host);
+  if (!report.plan_sha256.empty()) write_backends(w, report);
   if (!report.plan_sha256.empty() && preparation.plan_decoded) write_plan_parts(w, preparation);
   release(preparation.prepared);
   w.key("verdict").begin_object().key("proceed").value(!report.refusal);
@@ -235,6 +229,7 @@ int dry_run(const LaunchRequest& request, bool json) {
   }
   std::printf("plan: %s sha256 %s\n", request.plan_path.c_str(), report.plan_sha256.c_str());
   print_host(report.host);
+  for (const std::string& line : backend_lines(report)) std::printf("%s\n", line.c_str());
   if (preparation.plan_decoded) {
     const plan::Plan& plan = preparation.prepared.plan;
     print_controls(report, plan);

@@ -21,6 +21,7 @@ struct LaunchRequest {
   bool explain = false;                      // --explain: trace the tree's failing calls (supervisor/explain_tracer.h)
   denials::Detail denials = denials::Detail::kSummary;  // the end-of-run report on stderr (--denials)
   std::optional<std::string> bwrap;          // --bwrap PATH: the bwrap a bwrap plan runs under (bwrap_exec.h)
+  std::optional<std::string> backend;        // --backend NAME: the plan's lowering to run, and no other
 };
 
 // Runs the command under the plan; returns the launcher's exit code. Errors

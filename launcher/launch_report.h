@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "base/json_text.h"
 #include "self_checks.h"
 #include "kernel/landlock.h"
 #include "plan/controls.h"
@@ -84,7 +85,17 @@ struct Refusal {
 
 struct LaunchReport {
   std::string plan_sha256;  // "" when the plan could not be read
-  std::string backend;      // "bwrap" for a bwrap plan (its meta's `backend`); "" for the native launch
+  // The backend the command runs under: "bwrap" for a bwrap plan (its meta's
+  // `backend`), the lowering taken for a plan of several; "" for a native plan.
+  std::string backend;
+  // A plan of several lowerings: each, in the plan's order, taken or not and
+  // why (not carried by the compiler, refused on this host, not asked for).
+  struct BackendTried {
+    std::string backend;
+    bool taken = false;
+    std::string why;  // "" for the one taken
+  };
+  std::vector<BackendTried> backends;
   Host host;
   std::vector<ControlReport> controls;  // in the order the preparation's steps found them
   std::vector<BoundPath> paths;         // the ruleset's paths as bound, for the receipt
@@ -113,6 +124,13 @@ struct LaunchReport {
   // and the receipt print them.
   std::vector<std::string> denials_unseen;
 };
+
+// "backend: NAME (...)" and a line per backend of the plan not taken, with
+// why: --dry-run and doctor --plan print them. None for a native plan.
+std::vector<std::string> backend_lines(const LaunchReport& report);
+// The same as JSON members: "backend" (native where the plan names none) and
+// "backends" (the plan's, in its order; empty for a plan of one).
+void write_backends(json::Writer& w, const LaunchReport& report);
 
 // Each control's achieved level and basis, from the word the child reported
 // its completed steps in (ChildDone and SelfCheck bits, self_checks.h).

@@ -17,9 +17,9 @@ namespace {
 constexpr const char* kUsage =
     "usage: aasm-launch [--expect-digest [sha256:]HEX] [--receipt FILE | --receipt-fd N]\n"
     "                   [--receipt-key-file KEY] [--explain] [--denials=summary|full|off]\n"
-    "                   [--bwrap PATH] PLAN -- COMMAND [ARG...]\n"
-    "       aasm-launch --dry-run [--json] [--expect-digest [sha256:]HEX] PLAN\n"
-    "       aasm-launch doctor [--json]\n"
+    "                   [--backend NAME] [--bwrap PATH] PLAN -- COMMAND [ARG...]\n"
+    "       aasm-launch --dry-run [--json] [--expect-digest [sha256:]HEX] [--backend NAME] PLAN\n"
+    "       aasm-launch doctor [--json] [--plan PLAN]\n"
     "       aasm-launch --version\n"
     "\n"
     "Runs COMMAND confined by the precompiled PLAN (from `aasmc compile`).\n"
@@ -27,7 +27,9 @@ constexpr const char* kUsage =
     "exits 125 when the launch would be refused, without running anything.\n"
     "doctor prints what this host can enforce, without a plan: each feature\n"
     "available, partial or missing, with the remedy; exit 0 when nothing is\n"
-    "missing, 1 when something is (a plan name `doctor` is given as ./doctor).\n"
+    "missing, 1 when something is (a plan name `doctor` is given as ./doctor);\n"
+    "with --plan, also which of the plan's backends this host would run it\n"
+    "under, and why each other one would not be taken.\n"
     "--json: the dry run's or doctor's report as one JSON document\n"
     "(schemas/dry-run.schema.json, schemas/doctor.schema.json).\n"
     "--explain traces the command's failing filesystem and network calls\n"
@@ -35,6 +37,9 @@ constexpr const char* kUsage =
     "--denials: what the run's confinement refused, printed on stderr at the\n"
     "end with the policy line behind each refusal and the edit that would\n"
     "allow it (default summary; full adds arguments and who saw it).\n"
+    "--backend: run the plan under the backend NAME only (native, bwrap), or\n"
+    "refuse; without it, a plan compiled with several backends (aasmc compile\n"
+    "--backend auto) runs under the first this host can run, in the plan's order.\n"
     "--bwrap: the bubblewrap a plan compiled with --backend bwrap runs under\n"
     "(default /usr/bin/bwrap; probed before the command runs).\n"
     "Exit status: the command's own; 124 the wall-clock deadline passed;\n"
@@ -66,11 +71,19 @@ std::optional<aasm::denials::Detail> denials_detail(const std::string& value) {
 int main(int argc, char** argv) {
   if (argc >= 2 && std::strcmp(argv[1], "doctor") == 0) {
     bool json = false;
+    std::optional<std::string> plan;
     for (int a = 2; a < argc; ++a) {
-      if (std::strcmp(argv[a], "--json") != 0) return usage_error(std::string("doctor takes only --json, not '") + argv[a] + "'");
-      json = true;
+      if (std::strcmp(argv[a], "--json") == 0) {
+        json = true;
+      } else if (std::strcmp(argv[a], "--plan") == 0) {
+        const char* value = take_value(argc, argv, a);
+        if (!value) return usage_error("doctor --plan needs PLAN");
+        plan = value;
+      } else {
+        return usage_error(std::string("doctor takes only --json and --plan PLAN, not '") + argv[a] + "'");
+      }
     }
-    return aasm::doctor(json);
+    return aasm::doctor(json, plan);
   }
   aasm::LaunchRequest request;
   bool dry = false;
@@ -103,6 +116,12 @@ int main(int argc, char** argv) {
       const char* value = take_value(argc, argv, i);
       if (!value) return usage_error("--receipt needs FILE");
       request.receipt_path = value;
+      continue;
+    }
+    if (arg == "--backend") {
+      const char* value = take_value(argc, argv, i);
+      if (!value) return usage_error("--backend needs NAME (native, bwrap)");
+      request.backend = value;
       continue;
     }
     if (arg == "--bwrap") {

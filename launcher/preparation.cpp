@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <tuple>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -938,23 +939,174 @@ void install_as_written(Prepared& prepared) {
   prepared.errno_kept.clear();
 }
 
-Preparation prepare(const LaunchRequest& request, const Host& host, Exit exit) {
-  Preparation p;
-  p.report.host = host;
-  const auto refused = [&](const Status& status, int exit_code) {
-    if (status) return false;
-    if (!p.report.refusal) p.report.refusal = Refusal{status.error(), exit_code};
-    return exit == Exit::kLaunch;
-  };
-  if (refused(load_plan(p, request), exit_code::kLauncherError) || !p.plan_decoded) return p;
-  const Inputs inputs{request, host};
+namespace {
+
+// Runs the steps on the decoded plan: a launch stops at the first refusal,
+// a dry run reports on past it.
+void run_steps(Preparation& p, const Inputs& inputs, Exit exit) {
   for (const Step& step : kSteps) {
     if (step.launch_only && exit == Exit::kDryRun) continue;
     Status status = step.run(p, inputs);
-    const int code = step.finds_command && !status ? exit_code::of_exec_failure(status.error().code)
-                                                   : exit_code::kLauncherError;
-    if (refused(status, code)) break;
+    if (status) continue;
+    const int code = step.finds_command ? exit_code::of_exec_failure(status.error().code) : exit_code::kLauncherError;
+    if (!p.report.refusal) p.report.refusal = Refusal{status.error(), code};
+    if (exit == Exit::kLaunch) return;
   }
+}
+
+// The name a one-backend plan runs under: its meta's, or native's.
+std::string own_backend(const plan::Plan& plan) {
+  const std::string backend = meta_value(plan, "backend");
+  return backend.empty() ? "native" : backend;
+}
+
+std::string backends_text(const std::vector<LaunchReport::BackendTried>& tried) {
+  std::string text;
+  for (const LaunchReport::BackendTried& t : tried) text += (text.empty() ? "" : "; ") + t.backend + ": " + t.why;
+  return text;
+}
+
+// How much weaker than planned a prepared backend runs here: its controls
+// not enforced, then its partial ones (the policy let each degrade).
+struct Weakness {
+  int not_enforced = 0, partial = 0;
+  std::string names;  // "file_read not enforced, ipc partial"
+  bool none() const { return not_enforced == 0 && partial == 0; }
+  bool operator<(const Weakness& o) const { return std::tie(not_enforced, partial) < std::tie(o.not_enforced, o.partial); }
+};
+
+Weakness weakness_of(const LaunchReport& report) {
+  Weakness w;
+  for (const ControlReport& c : report.controls) {
+    if (c.achievable != ControlLevel::kNotEnforced && c.achievable != ControlLevel::kPartial) continue;
+    (c.achievable == ControlLevel::kPartial ? w.partial : w.not_enforced) += 1;
+    w.names += (w.names.empty() ? "" : ", ") + std::string(control_name(c.control)) + " " +
+               control_level_name(c.achievable);
+  }
+  return w;
+}
+
+Preparation attempt_of(const Preparation& first, const plan::Plan& several, const plan::Lowering& lowering,
+                       const Inputs& inputs, Exit exit) {
+  Preparation attempt;
+  attempt.report.host = first.report.host;
+  attempt.report.plan_sha256 = first.report.plan_sha256;
+  attempt.report.refusal = first.report.refusal;  // a dry run's unexpected digest
+  attempt.plan_decoded = true;
+  attempt.prepared.plan = several;
+  plan::apply_lowering(attempt.prepared.plan, lowering);
+  run_steps(attempt, inputs, exit);
+  attempt.report.backend = lowering.backend;
+  return attempt;
+}
+
+// A plan of several lowerings: each carried one prepared in the plan's order
+// (or only the one --backend names). The first that runs every control as
+// planned is taken; where none does, the one the policy lets run weakest in
+// the fewest controls (not enforced first, then partial; the plan's order
+// breaks a tie). A refusal that is the command's own (not found, not
+// executable) ends the walk, since no backend changes it. What each attempt
+// not taken opened or created is let go.
+Preparation prepare_lowerings(Preparation first, const Inputs& inputs, Exit exit) {
+  if (const std::optional<std::string>& asked = inputs.request.backend;
+      asked && std::none_of(first.prepared.plan.lowerings.begin(), first.prepared.plan.lowerings.end(),
+                            [&](const plan::Lowering& l) { return l.backend == *asked; })) {
+    std::string names;
+    for (const plan::Lowering& l : first.prepared.plan.lowerings) names += (names.empty() ? "" : ", ") + l.backend;
+    first.report.refusal = Refusal{make_error("the plan has no backend " + *asked + " (it lists " + names + ")"),
+                                   exit_code::kLauncherError};
+    first.plan_decoded = false;
+    return first;
+  }
+  const plan::Plan several = std::move(first.prepared.plan);
+  std::vector<uint8_t> bytes = std::move(first.prepared.plan_bytes);
+  std::vector<LaunchReport::BackendTried> tried;
+  std::optional<Preparation> best, shown;  // the weakest-run candidate; a refused walk's report (the first attempt's)
+  std::optional<size_t> best_at;
+  Weakness best_weakness;
+  for (const plan::Lowering& lowering : several.lowerings) {
+    if (inputs.request.backend && *inputs.request.backend != lowering.backend) {
+      tried.push_back({lowering.backend, false, "not asked for (--backend " + *inputs.request.backend + ")"});
+      continue;
+    }
+    if (!lowering.carried()) {
+      tried.push_back({lowering.backend, false, "not carried by the plan: " + lowering.not_carried});
+      continue;
+    }
+    Preparation attempt = attempt_of(first, several, lowering, inputs, exit);
+    const bool refused = bool(attempt.report.refusal);
+    if (refused && attempt.report.refusal->exit_code == exit_code::kLauncherError) {
+      tried.push_back({lowering.backend, false, attempt.report.refusal->error.message});
+      if (!shown) shown = std::move(attempt);
+      else release(attempt.prepared);
+      continue;
+    }
+    const Weakness weakness = weakness_of(attempt.report);
+    tried.push_back({lowering.backend, false, ""});
+    if (!best || weakness < best_weakness) {
+      if (best) {
+        tried[*best_at].why = "runs weaker here than " + lowering.backend + ": " + best_weakness.names;
+        release(best->prepared);
+      }
+      best = std::move(attempt);
+      best_at = tried.size() - 1;
+      best_weakness = weakness;
+    } else {
+      tried.back().why = "runs weaker here than " + best->report.backend + ": " + weakness.names;
+      release(attempt.prepared);
+    }
+    if (refused || weakness.none()) break;  // the command's own refusal; or every control as planned
+  }
+  if (best) {
+    for (size_t i = 0; i < tried.size(); ++i)
+      if (i == *best_at) tried[i].taken = true;
+      else if (tried[i].why.empty()) tried[i].why = "runs weaker here than " + best->report.backend;
+    if (shown) release(shown->prepared);
+    best->report.backends = std::move(tried);
+    best->prepared.plan_bytes = std::move(bytes);
+    return std::move(*best);
+  }
+  Preparation refused = shown ? std::move(*shown) : std::move(first);
+  if (!shown) refused.plan_decoded = false;  // no attempt: the report has no controls
+  refused.prepared.plan_bytes = std::move(bytes);
+  refused.report.refusal =
+      Refusal{make_error((inputs.request.backend ? "the plan's backend " + *inputs.request.backend + " cannot run here: "
+                                                 : std::string("none of the plan's backends can run here: ")) +
+                         backends_text(tried)),
+              exit_code::kLauncherError};
+  refused.report.backends = std::move(tried);
+  return refused;
+}
+
+}  // namespace
+
+void release(Prepared& prepared) {
+  for (int* fd : {&prepared.ruleset_fd, &prepared.denied_dir_fd, &prepared.exec_fd})
+    if (*fd >= 0) {
+      ::close(*fd);
+      *fd = -1;
+    }
+  if (prepared.cgroup) prepared.cgroup->kill_and_remove({std::chrono::milliseconds(5000), cgroup::Reap::kNone});
+  prepared.cgroup.reset();
+}
+
+Preparation prepare(const LaunchRequest& request, const Host& host, Exit exit) {
+  Preparation p;
+  p.report.host = host;
+  if (Status loaded = load_plan(p, request); !loaded) {
+    p.report.refusal = Refusal{loaded.error(), exit_code::kLauncherError};
+    if (exit == Exit::kLaunch || !p.plan_decoded) return p;  // a dry run reports on past a digest it did not expect
+  }
+  const Inputs inputs{request, host};
+  if (!p.prepared.plan.lowerings.empty()) return prepare_lowerings(std::move(p), inputs, exit);
+  if (request.backend && *request.backend != own_backend(p.prepared.plan)) {
+    p.report.refusal = Refusal{make_error("the plan was compiled for backend " + own_backend(p.prepared.plan) +
+                                          " alone, not " + *request.backend +
+                                          " (aasmc compile --backend auto, or a list, compiles a plan with several)"),
+                               exit_code::kLauncherError};
+    return p;
+  }
+  run_steps(p, inputs, exit);
   return p;
 }
 

@@ -86,7 +86,12 @@ struct Preparation {
   Prepared prepared;
 };
 
+// The plan read, then its steps run; for a plan of several lowerings, the
+// first this host can run (docs/backends.md, "Selection at launch").
 Preparation prepare(const LaunchRequest& request, const Host& host, Exit exit);
+
+// What a preparation holds open or created, let go: nothing runs with it.
+void release(Prepared& prepared);
 
 // Where the supervisor cannot take the run's listener after all: every
 // program goes in as written (the rule programs' errno answers would

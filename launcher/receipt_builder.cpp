@@ -78,6 +78,7 @@ Receipt build_receipt(const LaunchReport& report, const RunEnd& end, const Withh
   Receipt r;
   r.plan_sha256 = report.plan_sha256;
   r.backend = report.backend;
+  for (const LaunchReport::BackendTried& t : report.backends) r.backends.push_back({t.backend, t.taken, t.why});
   r.kernel_release = report.host.kernel_release;
   r.architecture = plan::audit_arch_name(kNativeAuditArch);
   r.landlock_abi = report.host.landlock.abi;

@@ -9,7 +9,7 @@ using aasm::Control;
 using aasm::kControlCount;
 
 constexpr BackendInfo kBackends[] = {
-#define AASM_BACKEND(id, name, built, what) {Backend::id, name, built, what},
+#define AASM_BACKEND(id, name, built, launched, what) {Backend::id, name, built, launched, what},
 #include "backend/backends.def"
 };
 constexpr size_t kBackendCount = std::size(kBackends);

@@ -16,7 +16,7 @@
 namespace aasmc {
 
 enum class Backend {
-#define AASM_BACKEND(id, name, built, what) id,
+#define AASM_BACKEND(id, name, built, launched, what) id,
 #include "backend/backends.def"
 };
 
@@ -27,6 +27,7 @@ struct BackendInfo {
   Backend backend;
   llvm::StringRef name;
   bool built;  // false: the backend is named but this aasmc cannot produce it
+  bool launched;  // aasm-launch runs it: a plan can carry it beside others (false: an export)
   llvm::StringRef what;
 };
 
@@ -38,7 +39,7 @@ struct BackendControl {
   llvm::StringRef host_feature;  // what the host must have; empty when nothing carries it
 };
 
-// Every backend, in the order `--backend auto` walks.
+// Every backend, in the table's order (`--backend auto` carries the launched ones in it).
 llvm::ArrayRef<BackendInfo> all_backends();
 const BackendInfo& backend_info(Backend backend);
 std::optional<Backend> find_backend(llvm::StringRef name);

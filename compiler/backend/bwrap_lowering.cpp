@@ -118,7 +118,7 @@ void add_trees(const PolicyIR& ir, const plan::FilesystemView& view, Args& args)
 
 }  // namespace
 
-void lower_for_bwrap(const PolicyIR& ir, plan::Plan& plan) {
+plan::Bwrap bwrap_arguments(const PolicyIR& ir, const plan::Plan& plan) {
   Args args;
   const uint32_t asked = plan::namespaces_of(plan);
   add_namespaces(ir, asked, args);
@@ -134,13 +134,7 @@ void lower_for_bwrap(const PolicyIR& ir, plan::Plan& plan) {
     args.literal("/");
   }
   args.marker(BwrapArgKind::kSeccomp);
-  plan.bwrap = plan::Bwrap{args.take()};
-  plan.landlock.reset();
-  plan.view.reset();
-  if (plan.process) {
-    plan.process->namespaces = 0;
-    plan.process->kept_capabilities = 0;
-  }
+  return plan::Bwrap{args.take()};
 }
 
 }  // namespace aasmc

@@ -9,12 +9,11 @@
 
 namespace aasmc {
 
-// Adds the bwrap section to `plan` and takes out what bwrap does in the
-// launcher's place: the Landlock ruleset (a Landlock-restricted process may
-// not mount, so bwrap could not build its root under one), the view
-// section, the process section's namespaces and kept capabilities (bwrap's
-// --unshare-* and --cap-add). The seccomp programs stay, as written: bwrap
+// The arguments bwrap runs the command with, from the policy and its native
+// `plan` (its namespaces and kept capabilities become --unshare-* and
+// --cap-add). plan::apply_lowering takes out of the plan what bwrap then
+// does in the launcher's place; the seccomp programs stay, as written: bwrap
 // installs them from descriptors, with no listener.
-void lower_for_bwrap(const PolicyIR& ir, aasm::plan::Plan& plan);
+aasm::plan::Bwrap bwrap_arguments(const PolicyIR& ir, const aasm::plan::Plan& plan);
 
 }  // namespace aasmc

@@ -133,11 +133,23 @@ bool satisfies(const std::vector<ControlOutcome>& outcomes) {
   return true;
 }
 
+namespace {
+
+std::string launched_names() {
+  std::string names;
+  for (const BackendInfo& info : all_backends())
+    if (info.launched) names += (names.empty() ? "" : ", ") + info.name.str();
+  return names;
+}
+
+}  // namespace
+
 bool parse_backend_choice(const std::string& text, BackendChoice& choice, std::string& error) {
   choice = {};
   if (text == "auto") {
-    for (const BackendInfo& info : all_backends()) choice.candidates.push_back(info.backend);
-    choice.walk = true;
+    for (const BackendInfo& info : all_backends())
+      if (info.launched) choice.candidates.push_back(info.backend);
+    choice.several = choice.automatic = true;
     return true;
   }
   llvm::SmallVector<llvm::StringRef, 4> names;
@@ -150,76 +162,110 @@ bool parse_backend_choice(const std::string& text, BackendChoice& choice, std::s
       error = "unknown backend '" + name.str() + "' (" + known + ", auto)";
       return false;
     }
+    if (std::find(choice.candidates.begin(), choice.candidates.end(), *backend) != choice.candidates.end()) {
+      error = "backend '" + name.str() + "' is listed twice";
+      return false;
+    }
     choice.candidates.push_back(*backend);
   }
-  choice.walk = names.size() > 1;
+  choice.several = names.size() > 1;
+  if (choice.several)
+    for (Backend backend : choice.candidates)
+      if (const BackendInfo& info = backend_info(backend); !info.launched) {
+        error = "backend '" + info.name.str() + "' is an export (aasmc export --format " + info.name.str() +
+                "), which aasm-launch does not run: a plan carries several lowerings only of " + launched_names();
+        return false;
+      }
   return true;
 }
 
-std::optional<Backend> choose_backend(const PolicyIR& ir, const BackendChoice& choice, Diagnostics& diags) {
-  if (!choice.walk) {
-    const BackendInfo& info = backend_info(choice.candidates.front());
-    if (!info.built) {
-      diags.global_error(not_built(info), diag::kBackendNotBuilt);
-      return std::nullopt;
-    }
-    bool ok = true;
-    for (const ControlOutcome& o : negotiate(ir, info.backend)) {
-      const std::string what = std::string(control_name(o.request.control));
-      if (o.outcome == Negotiated::kRefused) {
-        ok = false;
-        report_at(diags, o.request.where,
-               what + " cannot be enforced by backend '" + info.name.str() + "': " + o.row.gap.str() +
-                   degrade_hint(o.request.control),
-               diag::kBackendRefuses, true);
-      } else if (o.outcome == Negotiated::kDegraded) {
-        report_at(diags, o.request.where,
-               what + " is degraded with backend '" + info.name.str() + "' (isolation.degraded permits it): " +
-                   o.row.gap.str(),
-               diag::kBackendDegrades, false);
-      }
-    }
-    return ok ? std::optional<Backend>(info.backend) : std::nullopt;
-  }
-  // The walk: the first candidate that satisfies every control, its
-  // degraded controls reported; the ones after it are never looked at.
-  std::vector<std::string> why_not;
-  for (Backend candidate : choice.candidates) {
-    const BackendInfo& info = backend_info(candidate);
-    if (!info.built) {
-      why_not.push_back(not_built(info));
-      continue;
-    }
-    const std::vector<ControlOutcome> outcomes = negotiate(ir, candidate);
-    if (satisfies(outcomes)) {
-      BackendChoice single{{candidate}, false};
-      return choose_backend(ir, single, diags);
-    }
-    std::string reasons;
-    for (const ControlOutcome& o : outcomes)
-      if (o.outcome == Negotiated::kRefused)
-        reasons += (reasons.empty() ? "" : "; ") + std::string(control_name(o.request.control)) + ": " + o.row.gap.str();
-    why_not.push_back("backend '" + info.name.str() + "' cannot enforce " + reasons);
-  }
-  for (const std::string& reason : why_not) diags.global_error("no backend satisfies the policy: " + reason,
-                                                               diag::kNoBackend);
-  return std::nullopt;
+namespace {
+
+// "file_read: the gap; ipc: the gap": the controls a candidate cannot enforce.
+std::string unmet_controls(const std::vector<ControlOutcome>& outcomes) {
+  std::string reasons;
+  for (const ControlOutcome& o : outcomes)
+    if (o.outcome == Negotiated::kRefused)
+      reasons += (reasons.empty() ? "" : "; ") + std::string(control_name(o.request.control)) + ": " + o.row.gap.str();
+  return reasons;
 }
 
-void add_backend_meta(const PolicyIR& ir, Backend backend, aasm::plan::Plan& plan) {
-  if (backend == Backend::kNative) return;
-  plan.meta.emplace_back("backend", backend_info(backend).name.str());
-  for (const ControlOutcome& o : negotiate(ir, backend)) {
+Candidate negotiated(const PolicyIR& ir, Backend backend) {
+  const BackendInfo& info = backend_info(backend);
+  if (!info.built) return {backend, {}, "not built in this aasmc"};
+  Candidate candidate{backend, negotiate(ir, backend), ""};
+  if (!satisfies(candidate.outcomes)) candidate.not_carried = "cannot enforce " + unmet_controls(candidate.outcomes);
+  return candidate;
+}
+
+void report_degraded(const Candidate& candidate, Diagnostics& diags) {
+  const std::string name = backend_info(candidate.backend).name.str();
+  for (const ControlOutcome& o : candidate.outcomes)
+    if (o.outcome == Negotiated::kDegraded)
+      report_at(diags, o.request.where,
+                std::string(control_name(o.request.control)) + " is degraded with backend '" + name +
+                    "' (isolation.degraded permits it): " + o.row.gap.str(),
+                diag::kBackendDegrades, false);
+}
+
+// One backend: each refused control an error at the setting that asks for it.
+std::optional<std::vector<Candidate>> choose_one(const PolicyIR& ir, Backend backend, Diagnostics& diags) {
+  const BackendInfo& info = backend_info(backend);
+  if (!info.built) {
+    diags.global_error(not_built(info), diag::kBackendNotBuilt);
+    return std::nullopt;
+  }
+  Candidate candidate = negotiated(ir, backend);
+  for (const ControlOutcome& o : candidate.outcomes)
+    if (o.outcome == Negotiated::kRefused)
+      report_at(diags, o.request.where,
+                std::string(control_name(o.request.control)) + " cannot be enforced by backend '" + info.name.str() +
+                    "': " + o.row.gap.str() + degrade_hint(o.request.control),
+                diag::kBackendRefuses, true);
+  if (!candidate.not_carried.empty()) return std::nullopt;
+  report_degraded(candidate, diags);
+  return std::vector<Candidate>{std::move(candidate)};
+}
+
+}  // namespace
+
+std::optional<std::vector<Candidate>> choose_backends(const PolicyIR& ir, const BackendChoice& choice,
+                                                      Diagnostics& diags) {
+  if (!choice.several) return choose_one(ir, choice.candidates.front(), diags);
+  std::vector<Candidate> candidates;
+  for (Backend backend : choice.candidates) candidates.push_back(negotiated(ir, backend));
+  const bool any = std::any_of(candidates.begin(), candidates.end(),
+                               [](const Candidate& c) { return c.not_carried.empty(); });
+  for (const Candidate& candidate : candidates) {
+    const std::string why = "backend '" + backend_info(candidate.backend).name.str() + "' " + candidate.not_carried;
+    if (!any)
+      diags.global_error("no backend satisfies the policy: " + why, diag::kNoBackend);
+    else if (candidate.not_carried.empty())
+      report_degraded(candidate, diags);
+    else if (!choice.automatic)  // asked for by name: say why it is left out
+      diags.global_warning("the plan does not carry " + why + " (a host where no carried backend can run refuses "
+                           "the launch)", diag::kBackendNotCarried);
+  }
+  if (!any) return std::nullopt;
+  return candidates;
+}
+
+std::vector<std::pair<std::string, std::string>> backend_meta(const Candidate& candidate) {
+  std::vector<std::pair<std::string, std::string>> meta;
+  if (candidate.backend == Backend::kNative) return meta;
+  meta.emplace_back("backend", backend_info(candidate.backend).name.str());
+  for (const ControlOutcome& o : candidate.outcomes) {
     if (o.outcome != Negotiated::kDegraded) continue;
     // The gap, then the level the policy plans (it lists the domain in
     // isolation.degraded) and the level the backend's row can reach, in the
     // words of controls.def and backends.def: no new wording.
     const std::string key = "backend.degraded." + std::string(control_name(o.request.control));
-    plan.meta.emplace_back(key, o.row.gap.str());
-    plan.meta.emplace_back(key + ".planned", aasm::planned_text(aasm::Planned::kMayDegrade));
-    plan.meta.emplace_back(key + ".achievable", achievable_text(o.row));
+    meta.emplace_back(key, o.row.gap.str());
+    meta.emplace_back(key + ".planned", aasm::planned_text(aasm::Planned::kMayDegrade));
+    meta.emplace_back(key + ".achievable", achievable_text(o.row));
   }
-  std::sort(plan.meta.begin(), plan.meta.end());
+  std::sort(meta.begin(), meta.end());
+  return meta;
 }
 
 }  // namespace aasmc

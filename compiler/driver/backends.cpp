@@ -20,7 +20,8 @@ using Json = nlohmann::ordered_json;
 Json backends_json() {
   Json out = {{"schema", "aasm.dev/backends/v1"}};
   Json order = Json::array();
-  for (const BackendInfo& info : all_backends()) order.push_back(info.name.str());
+  for (const BackendInfo& info : all_backends())
+    if (info.built && info.launched) order.push_back(info.name.str());
   out["auto_order"] = order;
   auto& backends = out["backends"] = Json::array();
   for (const BackendInfo& info : all_backends()) {
@@ -33,7 +34,7 @@ Json backends_json() {
                           {"gap", row.gap.str()},
                           {"host_feature", row.host_feature.str()}});
     }
-    backends.push_back({{"name", info.name.str()}, {"built", info.built}, {"what", info.what.str()},
+    backends.push_back({{"name", info.name.str()}, {"built", info.built}, {"launched", info.launched}, {"what", info.what.str()},
                         {"controls", controls}});
   }
   return out;
@@ -41,7 +42,8 @@ Json backends_json() {
 
 void print_text(llvm::raw_ostream& out) {
   for (const BackendInfo& info : all_backends()) {
-    out << info.name << (info.built ? "" : " (not built)") << ": " << info.what << "\n";
+    out << info.name << (info.built ? "" : " (not built)") << (info.launched ? "" : " (an export)") << ": " << info.what
+        << "\n";
     for (uint8_t c = 0; c < aasm::kControlCount; ++c) {
       const BackendControl row = backend_control(info.backend, aasm::Control(c));
       out << "  " << llvm::left_justify(aasm::control_name(aasm::Control(c)), 17)

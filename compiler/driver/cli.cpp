@@ -7,7 +7,7 @@
 
 #include <algorithm>
 
-#include "backend/bwrap_lowering.h"
+#include "backend/lowerings.h"
 #include "backend/check_lowerable.h"
 #include "backend/pinned_files.h"
 #include "backend/plan_builder.h"
@@ -142,15 +142,14 @@ std::optional<std::vector<uint8_t>> compile_in_memory(const CompileRequest& requ
   if (!check_lowerable(*ir, diags)) return std::nullopt;
   auto pinned = hash_pinned_files(ir->filesystem, diags);
   if (!pinned) return std::nullopt;
-  const std::optional<Backend> backend = choose_backend(*ir, request.backend, diags);
-  if (!backend) return std::nullopt;
+  const std::optional<std::vector<Candidate>> candidates = choose_backends(*ir, request.backend, diags);
+  if (!candidates) return std::nullopt;
   auto plan = build_plan(*ir);
   if (!plan) {
     diags.global_error(llvm::toString(plan.takeError()), diag::kLowering);
     return std::nullopt;
   }
-  add_backend_meta(*ir, *backend, *plan);
-  if (*backend == Backend::kBwrap) lower_for_bwrap(*ir, *plan);
+  add_lowerings(*ir, *candidates, request.backend.several, *plan);
   plan->provenance = build_provenance(documents, *ir, diags.sources());
   plan->pinned = std::move(*pinned);
   if (aasm::Status encodable = aasm::plan::check_encodable(*plan); !encodable) {

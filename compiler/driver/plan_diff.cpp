@@ -349,6 +349,42 @@ void bwrap(const Plan& a, const Plan& b, std::vector<PostureChange>& out) {
   if (a.bwrap != b.bwrap) out.push_back({"bwrap", "arguments", text(a), text(b), "", true});
 }
 
+// Each backend's lowering, by name: a plan of one backend is its one
+// lowering. A lowering carried where it was not, or changed, may run the
+// command weaker on some host: flagged; one no longer carried is not.
+void lowerings(const Plan& a, const Plan& b, std::vector<PostureChange>& out) {
+  auto listed = [](const Plan& p) {
+    std::vector<Lowering> own = p.lowerings;
+    if (own.empty()) {  // the plan's one backend, as a lowering of it would read
+      Lowering one{meta_value(p, "backend").empty() ? "native" : meta_value(p, "backend"), "", {}, p.bwrap};
+      for (const auto& [key, value] : p.meta)
+        if (key == "backend" || key.starts_with("backend.")) one.meta.emplace_back(key, value);
+      own.push_back(std::move(one));
+    }
+    std::map<std::string, std::string> by_backend;
+    for (const Lowering& lowering : own) {
+      std::string t = lowering.carried() ? "carried" : "not carried: " + lowering.not_carried;
+      for (const auto& [key, value] : lowering.meta) t += "; " + key + " = " + value;
+      if (lowering.bwrap)
+        for (const BwrapArg& arg : lowering.bwrap->args) t += " " + bwrap_arg_text(arg);
+      by_backend[lowering.backend] = t;
+    }
+    return by_backend;
+  };
+  const std::map<std::string, std::string> before = listed(a), after = listed(b);
+  std::set<std::string> backends;
+  for (const auto& [name, text] : before) backends.insert(name);
+  for (const auto& [name, text] : after) backends.insert(name);
+  for (const std::string& name : backends) {
+    const auto old_it = before.find(name), new_it = after.find(name);
+    const std::string old_text = old_it == before.end() ? "not listed" : old_it->second;
+    const std::string new_text = new_it == after.end() ? "not listed" : new_it->second;
+    if (old_text == new_text) continue;
+    const bool still_carried = new_text.starts_with("carried");
+    out.push_back({"lowerings", name, old_text, new_text, "", still_carried});
+  }
+}
+
 }  // namespace
 
 std::vector<PostureChange> diff_posture(const Plan& before, const Plan& after) {
@@ -362,6 +398,7 @@ std::vector<PostureChange> diff_posture(const Plan& before, const Plan& after) {
   view(before, after, out);
   pinned(before, after, out);
   bwrap(before, after, out);
+  lowerings(before, after, out);
   std::stable_sort(out.begin(), out.end(), [](const PostureChange& x, const PostureChange& y) {
     return std::tie(x.area, x.subject) < std::tie(y.area, y.subject);
   });

@@ -108,6 +108,22 @@ std::string describe_plan(const Plan& plan, const aasm::Sha256Digest& digest, bo
     for (const BwrapArg& arg : plan.bwrap->args) out << " " << bwrap_arg_text(arg);
     out << "\n";
   }
+  if (!plan.lowerings.empty()) {
+    out << "lowerings (aasm-launch takes the first carried one this host can run, in this order):\n";
+    for (const Lowering& lowering : plan.lowerings) {
+      out << "  " << lowering.backend << ": "
+          << (lowering.carried() ? lowering.meta.empty() && !lowering.bwrap ? "carried, the sections above as they are"
+                                                                            : "carried, taking it adds:"
+                                 : "not carried: " + lowering.not_carried)
+          << "\n";
+      for (const auto& [key, value] : lowering.meta) out << "    " << key << " = " << value << "\n";
+      if (lowering.bwrap) {
+        out << "    bwrap (in place of the Landlock ruleset, the view, the namespaces and kept capabilities):\n     ";
+        for (const BwrapArg& arg : lowering.bwrap->args) out << " " << bwrap_arg_text(arg);
+        out << "\n";
+      }
+    }
+  }
   if (!plan.pinned.empty()) {
     out << "pinned files (the launcher re-hashes each before anything runs):\n";
     for (const PinnedFile& file : plan.pinned) out << "  " << pinned_text(file) << "\n";
@@ -266,6 +282,20 @@ nlohmann::ordered_json plan_json(const Plan& plan, const aasm::Sha256Digest& dig
   if (plan.bwrap) {  // a bwrap plan only: other plans' JSON is as it was
     auto& bwrap = out["bwrap"] = Json::array();
     for (const BwrapArg& arg : plan.bwrap->args) bwrap.push_back(bwrap_arg_text(arg));
+  }
+  if (!plan.lowerings.empty()) {  // several lowerings only: other plans' JSON is as it was
+    auto& lowerings = out["lowerings"] = Json::array();
+    for (const Lowering& lowering : plan.lowerings) {
+      Json entry = {{"backend", lowering.backend}, {"carried", lowering.carried()}};
+      if (!lowering.carried()) entry["not_carried"] = lowering.not_carried;
+      auto& meta = entry["meta"] = Json::array();
+      for (const auto& [key, value] : lowering.meta) meta.push_back({{"key", key}, {"value", value}});
+      if (lowering.bwrap) {
+        auto& args = entry["bwrap"] = Json::array();
+        for (const BwrapArg& arg : lowering.bwrap->args) args.push_back(bwrap_arg_text(arg));
+      }
+      lowerings.push_back(std::move(entry));
+    }
   }
   auto& seccomp = out["seccomp"] = Json::array();
   for (const SeccompProgram& program : plan.seccomp)

@@ -28,6 +28,7 @@ inline constexpr size_t kMaxListEntries = 65535;
 inline constexpr size_t kMaxViewTrees = 4096;
 inline constexpr size_t kMaxPinnedFiles = 4096;
 inline constexpr size_t kMaxBwrapArgs = 16384;
+inline constexpr size_t kMaxLowerings = 16;
 
 enum class SectionType : uint32_t {
   kMeta = 1,             // key/value strings: compiler version, sources
@@ -40,6 +41,7 @@ enum class SectionType : uint32_t {
   kPinned = 8,           // files pinned by content: path, size, SHA-256 (filesystem.pinned)
   kCallTables = 9,       // each non-x86_64 target's call names (for the denial report)
   kBwrap = 10,           // the bubblewrap argument vector the launcher runs the command under (--backend bwrap)
+  kLowerings = 11,       // several backends' lowerings, the launcher takes the first the host can run (--backend auto)
 };
 
 // Section flag bits. A reader refuses an unknown section with the critical

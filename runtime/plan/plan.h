@@ -202,6 +202,22 @@ struct Bwrap {
   bool operator==(const Bwrap&) const = default;
 };
 
+// One backend's lowering in a plan that carries several (`aasmc compile
+// --backend auto` or a list, docs/backends.md): the plan's own sections are
+// the native lowering, and a lowering says what taking it changes. The
+// launcher walks them in the plan's order and takes the first this host can
+// run (apply_lowering). Only backends aasm-launch runs are carried.
+struct Lowering {
+  std::string backend;      // the compiler's name for it: "native", "bwrap"
+  std::string not_carried;  // why the compiler could not carry it ("" when carried): the unmet controls
+  // Added to the plan's meta when taken: `backend` and its
+  // `backend.degraded.*` records, as a plan compiled for it alone has them.
+  std::vector<std::pair<std::string, std::string>> meta;  // sorted by key
+  std::optional<Bwrap> bwrap;  // taken: the command runs under bwrap with these arguments
+  bool carried() const { return not_carried.empty(); }
+  bool operator==(const Lowering&) const = default;
+};
+
 // Where the plan's decisions came from, for the end-of-run denial report,
 // which names the policy line behind a refusal and the edit that would allow
 // it without the sources (docs/plan-format.md, section 7). Descriptive: a
@@ -280,8 +296,18 @@ struct Plan {
   std::optional<Provenance> provenance;  // absent in plans of older compilers
   std::vector<PinnedFile> pinned;        // sorted by path, unique; no section when empty
   std::optional<Bwrap> bwrap;            // --backend bwrap: the launcher runs the command under bwrap
+  std::vector<Lowering> lowerings;       // several backends' (in the order to try); none: the plan is its one lowering
   bool operator==(const Plan&) const = default;
 };
+
+// The plan as `lowering` runs it, which is the plan compiled for that backend
+// alone: its meta added, and for bwrap the bwrap section in place of what
+// bwrap does itself (the Landlock ruleset, which cannot be stacked under
+// bwrap since a Landlock-restricted process may not mount; the view; the
+// process section's namespaces and kept capabilities). The lowerings list
+// goes. The compiler makes a one-backend bwrap plan with it too, so the two
+// cannot differ.
+void apply_lowering(Plan& plan, const Lowering& lowering);
 
 // The process section's namespaces and kept capabilities; none without one.
 inline uint32_t namespaces_of(const Plan& plan) { return plan.process ? plan.process->namespaces : 0; }

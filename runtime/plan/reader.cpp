@@ -57,7 +57,7 @@ bool is_normalized(const std::string& path) {
 }
 
 bool is_known(uint32_t type) {
-  return type >= uint32_t(SectionType::kMeta) && type <= uint32_t(SectionType::kBwrap);
+  return type >= uint32_t(SectionType::kMeta) && type <= uint32_t(SectionType::kLowerings);
 }
 
 const char* section_name(uint32_t type) {
@@ -72,6 +72,7 @@ const char* section_name(uint32_t type) {
     case SectionType::kPinned: return "pinned";
     case SectionType::kCallTables: return "call-tables";
     case SectionType::kBwrap: return "bwrap";
+    case SectionType::kLowerings: return "lowerings";
   }
   return "unknown";
 }
@@ -158,18 +159,6 @@ bool is_clean_path_text(const std::string& path) {
   return path.size() <= kMaxPathBytes && path.find('\0') == std::string::npos;
 }
 
-Status decode_meta(ByteReader& r, Plan& plan) {
-  const uint32_t count = r.u32();
-  if (count > kMaxListEntries) return fault("meta has too many entries");
-  for (uint32_t i = 0; i < count && r.ok(); ++i) {
-    std::string key = r.str16();
-    std::string value = r.str16();
-    if (!r.ok()) return truncated("meta");
-    if (!plan.meta.empty() && key <= plan.meta.back().first) return fault("meta keys are not sorted and unique");
-    plan.meta.emplace_back(std::move(key), std::move(value));
-  }
-  return Ok{};
-}
 
 Status decode_net_rules(ByteReader& r, LandlockRuleset& ruleset) {
   const uint32_t count = r.u32();
@@ -373,18 +362,18 @@ Status decode_pinned(ByteReader& r, Plan& plan) {
   return Ok{};
 }
 
-Status decode_bwrap(ByteReader& r, Plan& plan) {
-  if (plan.bwrap) return fault("two bwrap sections");
+// A bwrap argument vector, as the bwrap section and a lowering lay it out.
+Status read_bwrap(ByteReader& r, const char* section, Bwrap& bwrap) {
   const uint32_t count = r.u32();
-  if (!r.ok()) return truncated("bwrap");
+  if (!r.ok()) return truncated(section);
   if (count == 0 || count > kMaxBwrapArgs)
-    return fault("bwrap section has " + std::to_string(count) + " arguments (1 to " + std::to_string(kMaxBwrapArgs) + " allowed)");
-  Bwrap bwrap;
+    return fault(std::string(section) + " section has " + std::to_string(count) + " arguments (1 to " +
+                 std::to_string(kMaxBwrapArgs) + " allowed)");
   for (uint32_t i = 0; i < count; ++i) {
     BwrapArg arg;
     const uint8_t kind = r.u8();
     arg.text = r.str16();
-    if (!r.ok()) return truncated("bwrap");
+    if (!r.ok()) return truncated(section);
     const std::string where = "bwrap argument " + std::to_string(i);
     if (kind > uint8_t(BwrapArgKind::kRootLinks)) return fault(where + " has an unknown kind");
     arg.kind = BwrapArgKind(kind);
@@ -396,7 +385,67 @@ Status decode_bwrap(ByteReader& r, Plan& plan) {
       if (Status path = check_template_path(PathBase(kind), arg.text, where); !path) return path;
     bwrap.args.push_back(std::move(arg));
   }
+  return Ok{};
+}
+
+Status decode_bwrap(ByteReader& r, Plan& plan) {
+  if (plan.bwrap) return fault("two bwrap sections");
+  Bwrap bwrap;
+  if (Status args = read_bwrap(r, "bwrap", bwrap); !args) return args;
   plan.bwrap = std::move(bwrap);
+  return Ok{};
+}
+
+// Key/value strings, sorted by key and unique: the meta section's, a lowering's.
+Status read_pairs(ByteReader& r, const char* section, std::vector<std::pair<std::string, std::string>>& pairs) {
+  const uint32_t count = r.u32();
+  if (!r.ok()) return truncated(section);
+  if (count > kMaxListEntries) return fault(std::string(section) + " has too many entries");
+  for (uint32_t i = 0; i < count; ++i) {
+    std::string key = r.str16();
+    std::string value = r.str16();
+    if (!r.ok()) return truncated(section);
+    if (!pairs.empty() && key <= pairs.back().first) return fault(std::string(section) + " keys are not sorted and unique");
+    pairs.emplace_back(std::move(key), std::move(value));
+  }
+  return Ok{};
+}
+
+Status decode_lowering(ByteReader& r, Lowering& lowering) {
+  lowering.backend = r.str16();
+  lowering.not_carried = r.str16();
+  if (!r.ok()) return truncated("lowerings");
+  if (lowering.backend.empty()) return fault("a lowering has no backend name");
+  const std::string where = "lowering '" + lowering.backend + "'";
+  if (Status meta = read_pairs(r, "lowerings", lowering.meta); !meta) return meta;
+  const uint8_t has_bwrap = r.u8();
+  if (!r.ok()) return truncated("lowerings");
+  if (has_bwrap > 1) return fault(where + " has an unknown bwrap flag");
+  if (has_bwrap) {
+    if (Status args = read_bwrap(r, "lowerings", lowering.bwrap.emplace()); !args) return args;
+  }
+  if (!lowering.carried() && (!lowering.meta.empty() || lowering.bwrap))
+    return fault(where + " is not carried and has a lowering");
+  return Ok{};
+}
+
+Status decode_lowerings(ByteReader& r, Plan& plan) {
+  if (!plan.lowerings.empty()) return fault("two lowerings sections");
+  const uint32_t count = r.u32();
+  if (!r.ok()) return truncated("lowerings");
+  if (count == 0 || count > kMaxLowerings)
+    return fault("lowerings section has " + std::to_string(count) + " lowerings (1 to " +
+                 std::to_string(kMaxLowerings) + " allowed)");
+  bool any_carried = false;
+  for (uint32_t i = 0; i < count; ++i) {
+    Lowering lowering;
+    if (Status s = decode_lowering(r, lowering); !s) return s;
+    for (const Lowering& other : plan.lowerings)
+      if (other.backend == lowering.backend) return fault("lowering '" + lowering.backend + "' is listed twice");
+    any_carried |= lowering.carried();
+    plan.lowerings.push_back(std::move(lowering));
+  }
+  if (!any_carried) return fault("lowerings section carries no lowering");
   return Ok{};
 }
 
@@ -573,7 +622,7 @@ Status decode_section(const SectionEntry& e, std::span<const uint8_t> body, Plan
     case SectionType::kMeta:
       if (seen_meta) return fault("two meta sections");
       seen_meta = true;
-      status = decode_meta(r, plan);
+      status = read_pairs(r, "meta", plan.meta);
       break;
     case SectionType::kLandlock: status = decode_landlock(r, plan); break;
     case SectionType::kSeccompProgram: status = decode_program(r, plan); break;
@@ -588,6 +637,7 @@ Status decode_section(const SectionEntry& e, std::span<const uint8_t> body, Plan
     case SectionType::kPinned: status = decode_pinned(r, plan); break;
     case SectionType::kCallTables: status = decode_call_tables(r, plan); break;
     case SectionType::kBwrap: status = decode_bwrap(r, plan); break;
+    case SectionType::kLowerings: status = decode_lowerings(r, plan); break;
   }
   if (!status) return status;
   if (!r.ok()) return fault(std::string(section_name(e.type)) + " section is shorter than its contents");
@@ -728,7 +778,8 @@ Result<Plan> decode_plan(std::span<const uint8_t> bytes, Decode what) {
                                   SectionType(e.type) == SectionType::kProcess ||
                                   SectionType(e.type) == SectionType::kFilesystemView ||
                                   SectionType(e.type) == SectionType::kPinned ||
-                                  SectionType(e.type) == SectionType::kBwrap;
+                                  SectionType(e.type) == SectionType::kBwrap ||
+                                  SectionType(e.type) == SectionType::kLowerings;
     if (critical_by_type && !(e.flags & kSectionCritical))
       return fault(std::string(section_name(e.type)) + " section is not marked critical");
     if (what == Decode::kDeferProvenance &&
@@ -738,6 +789,10 @@ Result<Plan> decode_plan(std::span<const uint8_t> bytes, Decode what) {
       return s.error();
   }
   if (!seen_meta) return fault("no meta section");
+  // Several lowerings: the plan's own sections are native's, and each
+  // lowering says what taking it adds (plan.h, apply_lowering).
+  if (!plan.lowerings.empty() && (plan.bwrap || !meta_value(plan, "backend").empty()))
+    return fault("a plan with a lowerings section has a backend of its own");
   constexpr uint32_t kViewNamespaces = kNamespaceMount | kNamespacePid;
   if (plan.view && (namespaces_of(plan) & kViewNamespaces) != kViewNamespaces)
     return fault("the filesystem view needs the mount and PID namespaces, which the process section does not ask for");

@@ -14,15 +14,6 @@ struct Section {
   std::vector<uint8_t> body;
 };
 
-std::vector<uint8_t> encode_meta(const Plan& plan) {
-  ByteWriter w;
-  w.u32(uint32_t(plan.meta.size()));
-  for (const auto& [key, value] : plan.meta) {
-    w.str16(key);
-    w.str16(value);
-  }
-  return std::move(w.bytes());
-}
 
 std::vector<uint8_t> encode_landlock(const LandlockRuleset& ruleset) {
   ByteWriter w;
@@ -125,12 +116,43 @@ std::vector<uint8_t> encode_pinned(const std::vector<PinnedFile>& pinned) {
   return std::move(w.bytes());
 }
 
-std::vector<uint8_t> encode_bwrap(const Bwrap& bwrap) {
-  ByteWriter w;
+void write_bwrap(ByteWriter& w, const Bwrap& bwrap) {
   w.u32(uint32_t(bwrap.args.size()));
   for (const BwrapArg& arg : bwrap.args) {
     w.u8(uint8_t(arg.kind));
     w.str16(arg.text);
+  }
+}
+
+void write_pairs(ByteWriter& w, const std::vector<std::pair<std::string, std::string>>& pairs) {
+  w.u32(uint32_t(pairs.size()));
+  for (const auto& [key, value] : pairs) {
+    w.str16(key);
+    w.str16(value);
+  }
+}
+
+std::vector<uint8_t> encode_meta(const Plan& plan) {
+  ByteWriter w;
+  write_pairs(w, plan.meta);
+  return std::move(w.bytes());
+}
+
+std::vector<uint8_t> encode_bwrap(const Bwrap& bwrap) {
+  ByteWriter w;
+  write_bwrap(w, bwrap);
+  return std::move(w.bytes());
+}
+
+std::vector<uint8_t> encode_lowerings(const std::vector<Lowering>& lowerings) {
+  ByteWriter w;
+  w.u32(uint32_t(lowerings.size()));
+  for (const Lowering& lowering : lowerings) {
+    w.str16(lowering.backend);
+    w.str16(lowering.not_carried);
+    write_pairs(w, lowering.meta);
+    w.u8(lowering.bwrap ? 1 : 0);
+    if (lowering.bwrap) write_bwrap(w, *lowering.bwrap);
   }
   return std::move(w.bytes());
 }
@@ -200,6 +222,9 @@ std::vector<Section> sections_of(const Plan& plan) {
   if (!plan.pinned.empty()) sections.push_back({SectionType::kPinned, kSectionCritical, encode_pinned(plan.pinned)});
   // Critical: a launcher that skipped it would run the command without bwrap's confinement.
   if (plan.bwrap) sections.push_back({SectionType::kBwrap, kSectionCritical, encode_bwrap(*plan.bwrap)});
+  // Critical: a launcher that skipped it would run a candidate the plan may not list, and report no choice.
+  if (!plan.lowerings.empty())
+    sections.push_back({SectionType::kLowerings, kSectionCritical, encode_lowerings(plan.lowerings)});
   sections.push_back({SectionType::kSyscallManifest, 0, encode_manifest(plan)});
   if (plan.provenance) sections.push_back({SectionType::kProvenance, 0, encode_provenance(*plan.provenance)});
   // After the provenance it belongs to; a section of its own, so that a
@@ -223,6 +248,14 @@ Status check_provenance(const Provenance& p) {
     if (!fits(s.document) || !fits(s.tier) || !fits(s.file)) return too_large("a provenance source is too long");
   for (const ProvenanceEntry& e : p.entries)
     if (!fits(e.key) || !fits(e.item) || !fits(e.value)) return too_large("a provenance entry is too long");
+  return Ok{};
+}
+
+Status check_bwrap(const Bwrap& bwrap) {
+  if (bwrap.args.empty() || bwrap.args.size() > kMaxBwrapArgs)
+    return too_large("the bwrap section needs 1 to " + std::to_string(kMaxBwrapArgs) + " arguments");
+  for (const BwrapArg& arg : bwrap.args)
+    if (arg.text.size() > kMaxPathBytes) return too_large("a bwrap argument is longer than PATH_MAX");
   return Ok{};
 }
 
@@ -252,11 +285,17 @@ Status check_encodable(const Plan& plan) {
       if (tree.path.size() > kMaxPathBytes) return too_large("a filesystem view path is longer than PATH_MAX");
   }
   if (plan.pinned.size() > kMaxPinnedFiles) return too_large("too many pinned files");
-  if (plan.bwrap && (plan.bwrap->args.empty() || plan.bwrap->args.size() > kMaxBwrapArgs))
-    return too_large("the bwrap section needs 1 to " + std::to_string(kMaxBwrapArgs) + " arguments");
   if (plan.bwrap)
-    for (const BwrapArg& arg : plan.bwrap->args)
-      if (arg.text.size() > kMaxPathBytes) return too_large("a bwrap argument is longer than PATH_MAX");
+    if (Status bwrap = check_bwrap(*plan.bwrap); !bwrap) return bwrap;
+  if (plan.lowerings.size() > kMaxLowerings) return too_large("more than " + std::to_string(kMaxLowerings) + " lowerings");
+  for (const Lowering& lowering : plan.lowerings) {
+    if (!fits(lowering.backend) || !fits(lowering.not_carried) || lowering.meta.size() > kMaxListEntries)
+      return too_large("lowering '" + lowering.backend.substr(0, 64) + "' is too long");
+    for (const auto& [key, value] : lowering.meta)
+      if (!fits(key) || !fits(value)) return too_large("a meta entry of lowering '" + lowering.backend + "' is too long");
+    if (lowering.bwrap)
+      if (Status bwrap = check_bwrap(*lowering.bwrap); !bwrap) return bwrap;
+  }
   for (const PinnedFile& file : plan.pinned)
     if (file.path.size() > kMaxPathBytes) return too_large("a pinned path is longer than PATH_MAX");
   if (plan.syscalls.size() > kMaxListEntries) return too_large("too many syscall manifest entries");

@@ -112,6 +112,12 @@ Value body_of(const Receipt& r) {
   if (!r.view.empty()) body.emplace("view", std::move(view));
   if (!r.pinned.empty()) body.emplace("pinned", std::move(pinned));
   if (!r.backend.empty()) body.emplace("backend", r.backend);
+  if (!r.backends.empty()) {
+    Array backends;
+    for (const ReceiptBackend& b : r.backends)
+      backends.push_back(Object{{"backend", b.backend}, {"taken", b.taken}, {"why", b.why}});
+    body.emplace("backends", std::move(backends));
+  }
   return body;
 }
 

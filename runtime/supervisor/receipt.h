@@ -111,9 +111,19 @@ struct ReceiptRedaction {
   std::string cwd_hmac;
 };
 
+// A backend of a plan compiled with several: taken, or why not.
+struct ReceiptBackend {
+  std::string backend;
+  bool taken = false;
+  std::string why;
+};
+
 struct Receipt {
   std::string plan_sha256;
-  std::string backend;  // "bwrap" where the plan ran under bwrap; written only then
+  // "bwrap" where the plan ran under bwrap; for a plan of several lowerings
+  // the one taken ("native" too); written only then.
+  std::string backend;
+  std::vector<ReceiptBackend> backends;  // a plan of several lowerings: each, in its order; written only then
   std::string kernel_release;
   std::string architecture;
   int landlock_abi = 0;

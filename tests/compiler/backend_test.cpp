@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "harness.h"
+#include "plan/plan.h"
 
 namespace aasm::ktest {
 namespace {
@@ -67,7 +68,12 @@ TEST_CASE("aasmc backends: every backend states every control, text and JSON fro
   REQUIRE(json.exit_code == 0);
   const auto doc = nlohmann::json::parse(json.out);
   CHECK(doc["schema"] == "aasm.dev/backends/v1");
-  REQUIRE(doc["backends"].size() == doc["auto_order"].size());
+  // auto carries the backends aasm-launch runs, in the table's order.
+  std::vector<std::string> launched;
+  for (const auto& backend : doc["backends"])
+    if (backend["built"] == true && backend["launched"] == true) launched.push_back(backend["name"]);
+  CHECK(doc["auto_order"] == launched);
+  CHECK(launched == std::vector<std::string>{"native", "bwrap"});
   const size_t controls = doc["backends"][0]["controls"].size();
   CHECK(controls >= 11);
   for (const auto& backend : doc["backends"]) {
@@ -83,7 +89,7 @@ TEST_CASE("aasmc backends: every backend states every control, text and JSON fro
   const Run text = aasmc({"backends"});
   REQUIRE(text.exit_code == 0);
   CHECK(contains(text.out, "bwrap: "));
-  CHECK(contains(text.out, "oci: "));
+  CHECK(contains(text.out, "oci (an export): "));
   CHECK(aasmc({"backends", "extra"}).exit_code == 2);
 }
 
@@ -163,49 +169,112 @@ TEST_CASE("compile --backend: degraded only where isolation.degraded allows, rec
   CHECK(aasmc({"compile", "q.yaml", "-o", "q.bin", "--backend", "oci"}, dir.path()).exit_code == 1);
 }
 
-TEST_CASE("compile --backend auto and lists: the first that satisfies every control, later ones not looked at") {
+// The policy's every file control and its signal scope may degrade: bwrap
+// can carry it beside native.
+const std::string kBwrapCarries =
+    "  filesystem:\n"
+    "    read: {allow: [\"/usr\", \"${CWD}\"]}\n"
+    "    write: {allow: [\"${CWD}/out\"]}\n"
+    "    execute: {allow: [\"/usr\"]}\n"
+    "  syscalls:\n"
+    "    deny: [getppid]\n"
+    "  isolation:\n"
+    "    degraded: [file_read, file_write, file_execute, ipc]\n";
+
+plan::Plan decoded(const std::string& path) {
+  const std::string text = read_file(path);
+  auto plan = plan::decode_plan(std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+  REQUIRE_MESSAGE(plan, (plan ? "" : plan.error().message));
+  return *plan;
+}
+
+TEST_CASE("compile --backend auto and lists: one plan carrying each launched backend that satisfies the policy") {
   TempDir dir;
   write_file(dir / "wide.yaml", policy("wide", kWide));
-  write_file(dir / "narrow.yaml", policy("narrow", kSyscallsOnly));
-  SUBCASE("auto walks native first: the plan is native's") {
-    REQUIRE(aasmc({"compile", "wide.yaml", "-o", "a.bin", "--backend", "auto"}, dir.path()).exit_code == 0);
+  write_file(dir / "both.yaml", policy("both", kBwrapCarries));
+  SUBCASE("auto: bwrap cannot carry the policy, so the plan lists it not carried, with why, and warns nothing") {
+    const Run r = aasmc({"compile", "wide.yaml", "-o", "a.bin", "--backend", "auto"}, dir.path());
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(backend_lines(r.err, "wide.yaml").empty());
+    const plan::Plan plan = decoded(dir / "a.bin");
+    REQUIRE(plan.lowerings.size() == 2);
+    CHECK(plan.lowerings[0] == plan::Lowering{"native", "", {}, {}});
+    CHECK(plan.lowerings[1].backend == "bwrap");
+    CHECK(plan.lowerings[1].not_carried.starts_with("cannot enforce file_read: a path outside the bound trees"));
+    const std::string show = aasmc({"show", "a.bin"}, dir.path()).out;
+    CHECK(contains(show, "  native: carried, the sections above as they are\n"));
+    CHECK(contains(show, "  bwrap: not carried: cannot enforce file_read: "));
+    // The base is the native plan, byte for byte but for its lowerings section.
     REQUIRE(aasmc({"compile", "wide.yaml", "-o", "n.bin"}, dir.path()).exit_code == 0);
-    CHECK(read_file(dir / "a.bin") == read_file(dir / "n.bin"));
+    plan::Plan base = plan;
+    base.lowerings.clear();
+    CHECK(base == decoded(dir / "n.bin"));
   }
-  SUBCASE("a list stops at its first fit: systemd, after it, would refuse and is never mentioned") {
-    const Run r = aasmc({"compile", "narrow.yaml", "-o", "p.bin", "--backend", "oci,systemd"}, dir.path());
+  SUBCASE("a list naming bwrap: a warning says it is not carried, and why") {
+    const Run r = aasmc({"compile", "wide.yaml", "-o", "l.bin", "--backend", "native,bwrap"}, dir.path());
     INFO(r.err);
     REQUIRE(r.exit_code == 0);
-    CHECK(contains(r.err, "ipc is degraded with backend 'oci'"));
-    CHECK_FALSE(contains(r.err, "systemd"));
-    CHECK(contains(aasmc({"show", "p.bin"}, dir.path()).out, "backend = oci"));
+    const auto lines = backend_lines(r.err, "wide.yaml");
+    REQUIRE(lines.size() == 1);
+    CHECK(lines[0].starts_with("aasmc: warning: the plan does not carry backend 'bwrap' cannot enforce file_read: "));
+    CHECK(contains(lines[0], "(a host where no carried backend can run refuses the launch) [AASM0146]"));
   }
-  SUBCASE("a list skips what does not fit") {
-    const Run r = aasmc({"compile", "narrow.yaml", "-o", "p.bin", "--backend", "systemd,oci"}, dir.path());
+  SUBCASE("auto with both carried: taking the bwrap lowering gives the --backend bwrap plan exactly") {
+    const Run r = aasmc({"compile", "both.yaml", "-o", "a.bin", "--backend", "auto"}, dir.path());
     INFO(r.err);
     REQUIRE(r.exit_code == 0);
-    CHECK(contains(aasmc({"show", "p.bin"}, dir.path()).out, "backend = oci"));
+    CHECK(contains(r.err, "file_read is degraded with backend 'bwrap' (isolation.degraded permits it)"));
+    REQUIRE(aasmc({"compile", "both.yaml", "-o", "b.bin", "--backend", "bwrap"}, dir.path()).exit_code == 0);
+    REQUIRE(aasmc({"compile", "both.yaml", "-o", "n.bin"}, dir.path()).exit_code == 0);
+    const plan::Plan several = decoded(dir / "a.bin");
+    REQUIRE(several.lowerings.size() == 2);
+    CHECK(several.lowerings[1].carried());
+    plan::Plan as_bwrap = several, as_native = several;
+    plan::apply_lowering(as_bwrap, several.lowerings[1]);
+    plan::apply_lowering(as_native, several.lowerings[0]);
+    CHECK(as_bwrap == decoded(dir / "b.bin"));
+    CHECK(as_native == decoded(dir / "n.bin"));
+    // show and diff name every lowering.
+    const std::string show = aasmc({"show", "a.bin"}, dir.path()).out;
+    CHECK(contains(show, "  bwrap: carried, taking it adds:\n    backend = bwrap\n"));
+    CHECK(contains(show, "    backend.degraded.file_read.achievable = partial (prevents, partial)\n"));
+    CHECK(contains(show, "--unshare-user --unshare-pid"));
+    const auto json = nlohmann::json::parse(aasmc({"show", "--json", "a.bin"}, dir.path()).out);
+    CHECK(json["lowerings"][0]["backend"] == "native");
+    CHECK(json["lowerings"][1]["bwrap"].size() == several.lowerings[1].bwrap->args.size());
+    const Run diff = aasmc({"diff", "n.bin", "a.bin"}, dir.path());
+    CHECK(contains(diff.out, "WIDENING lowerings bwrap: not listed -> carried; backend = bwrap"));
+    CHECK_FALSE(contains(diff.out, "lowerings native"));
+    // The same policy and compiler, the same bytes.
+    REQUIRE(aasmc({"compile", "both.yaml", "-o", "a2.bin", "--backend", "auto"}, dir.path()).exit_code == 0);
+    CHECK(read_file(dir / "a.bin") == read_file(dir / "a2.bin"));
   }
-  SUBCASE("none fits: one refusal per candidate, each naming why, and no plan") {
-    const Run r = aasmc({"compile", "wide.yaml", "-o", "p.bin", "--backend", "oci,systemd,bwrap"}, dir.path());
+  SUBCASE("the order given is the order kept") {
+    REQUIRE(aasmc({"compile", "both.yaml", "-o", "l.bin", "--backend", "bwrap,native"}, dir.path()).exit_code == 0);
+    const plan::Plan plan = decoded(dir / "l.bin");
+    REQUIRE(plan.lowerings.size() == 2);
+    CHECK(plan.lowerings[0].backend == "bwrap");
+    CHECK(plan.lowerings[1].backend == "native");
+  }
+  SUBCASE("an export in a list is refused: aasm-launch does not run it") {
+    for (const char* list : {"native,oci", "systemd,bwrap"}) {
+      const Run r = aasmc({"compile", "wide.yaml", "-o", "p.bin", "--backend", list}, dir.path());
+      CHECK(r.exit_code == 2);
+      CHECK(contains(r.err, "is an export (aasmc export --format "));
+      CHECK(contains(r.err, "a plan carries several lowerings only of native, bwrap"));
+      CHECK_FALSE(exists(dir / "p.bin"));
+    }
+    CHECK(contains(aasmc({"compile", "wide.yaml", "-o", "p.bin", "--backend", "native,native"}, dir.path()).err,
+                   "backend 'native' is listed twice"));
+  }
+  SUBCASE("one export alone is its one-backend plan, as before") {
+    write_file(dir / "narrow.yaml", policy("narrow", kSyscallsOnly));
+    const Run r = aasmc({"compile", "narrow.yaml", "-o", "p.bin", "--backend", "oci"}, dir.path());
     INFO(r.err);
-    CHECK(r.exit_code == 1);
-    CHECK_FALSE(exists(dir / "p.bin"));
-    CHECK(backend_lines(r.err, "wide.yaml") ==
-          std::vector<std::string>{
-              "aasmc: error: no backend satisfies the policy: backend 'oci' cannot enforce file_read: an OCI "
-              "seccomp profile has no path rules; ipc: Landlock scopes (abstract unix sockets, signals) and socket "
-              "paths are not carried; namespaces: the runtime's config.json and the pod decide namespaces [AASM0142]",
-              "aasmc: error: no backend satisfies the policy: backend 'systemd' cannot enforce file_read: systemd "
-              "has no read allow-list: InaccessiblePaths= hides named trees only; ipc: no scope for abstract unix "
-              "sockets, signals or socket paths; syscall: SystemCallFilter= takes names only: argument conditions, "
-              "per-call errno and kill versus errno per call are not carried; namespaces: PrivateUsers=, "
-              "PrivatePIDs= exist per kind but are not exported [AASM0142]",
-              "aasmc: error: no backend satisfies the policy: backend 'bwrap' cannot enforce file_read: a path "
-              "outside the bound trees is absent (ENOENT); a tree granted only for writing or executing is readable "
-              "too (a bind cannot withhold reading); ipc: no Landlock scopes: signals and abstract unix sockets are "
-              "confined only by the PID and network namespaces; a socket path inside a bound tree stays reachable "
-              "[AASM0142]"});
+    REQUIRE(r.exit_code == 0);
+    CHECK(decoded(dir / "p.bin").lowerings.empty());
+    CHECK(contains(aasmc({"show", "p.bin"}, dir.path()).out, "backend = oci"));
   }
 }
 

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "plan/codec.h"
@@ -78,6 +79,38 @@ Bytes bwrap_body(const std::vector<std::pair<uint8_t, std::string>>& args) {
     w.str16(text);
   }
   return w.bytes();
+}
+
+// A lowering as the lowerings section lays it out: name, why not carried,
+// its meta pairs, then a bwrap vector or none.
+struct LoweringBytes {
+  std::string backend, not_carried;
+  std::vector<std::pair<std::string, std::string>> meta;
+  std::optional<std::vector<std::pair<uint8_t, std::string>>> bwrap;
+};
+
+Bytes lowerings_body(const std::vector<LoweringBytes>& lowerings) {
+  plan::ByteWriter w;
+  w.u32(uint32_t(lowerings.size()));
+  for (const LoweringBytes& l : lowerings) {
+    w.str16(l.backend);
+    w.str16(l.not_carried);
+    w.u32(uint32_t(l.meta.size()));
+    for (const auto& [key, value] : l.meta) {
+      w.str16(key);
+      w.str16(value);
+    }
+    w.u8(l.bwrap ? 1 : 0);
+    if (l.bwrap) {
+      const Bytes args = bwrap_body(*l.bwrap);
+      w.raw(args);
+    }
+  }
+  return w.bytes();
+}
+
+Bytes with_lowerings(const Bytes& lowerings, uint32_t flags = plan::kSectionCritical) {
+  return test::assemble({{1, 0, test::meta_body()}, {uint32_t(plan::SectionType::kLowerings), flags, lowerings}});
 }
 
 Bytes with_bwrap(const Bytes& bwrap, uint32_t flags = plan::kSectionCritical) {
@@ -252,6 +285,37 @@ const Case kCases[] = {
     {"a bwrap seccomp marker with text", [] { return with_bwrap(bwrap_body({{3, "7"}})); }, "has text"},
     {"a bwrap template escaping its variable", [] { return with_bwrap(bwrap_body({{1, "/../etc"}})); }, "invalid path"},
     {"a bwrap template suffix without its leading slash", [] { return with_bwrap(bwrap_body({{2, "x"}})); }, "invalid path"},
+    {"a lowerings section not marked critical",
+     [] { return with_lowerings(lowerings_body({{"native", "", {}, {}}}), 0); }, "not marked critical"},
+    {"a lowerings section of none", [] { return with_lowerings(lowerings_body({})); }, "0 lowerings"},
+    {"a lowerings section carrying none",
+     [] { return with_lowerings(lowerings_body({{"bwrap", "cannot enforce file_read", {}, {}}})); }, "carries no lowering"},
+    {"a lowering listed twice",
+     [] { return with_lowerings(lowerings_body({{"native", "", {}, {}}, {"native", "", {}, {}}})); }, "listed twice"},
+    {"a lowering with no name", [] { return with_lowerings(lowerings_body({{"", "", {}, {}}})); }, "no backend name"},
+    {"a lowering not carried that lowers",
+     [] {
+       return with_lowerings(lowerings_body({{"native", "", {}, {}}, {"bwrap", "no", {{"backend", "bwrap"}}, {}}}));
+     },
+     "not carried and has a lowering"},
+    {"a lowering's meta out of order",
+     [] {
+       return with_lowerings(lowerings_body({{"bwrap", "", {{"backend", "bwrap"}, {"a", "b"}}, {{{0, "--x"}}}}}));
+     },
+     "not sorted and unique"},
+    {"a lowering's bwrap vector empty",
+     [] { return with_lowerings(lowerings_body({{"bwrap", "", {}, std::vector<std::pair<uint8_t, std::string>>{}}})); },
+     "lowerings section has 0 arguments"},
+    {"a lowering's bwrap template escaping its variable",
+     [] { return with_lowerings(lowerings_body({{"bwrap", "", {}, {{{1, "/../etc"}}}}})); }, "invalid path"},
+    {"a plan of several lowerings with a bwrap section of its own",
+     [] {
+       return test::assemble({{1, 0, test::meta_body()},
+                              {uint32_t(plan::SectionType::kBwrap), plan::kSectionCritical, bwrap_body({{0, "--x"}})},
+                              {uint32_t(plan::SectionType::kLowerings), plan::kSectionCritical,
+                               lowerings_body({{"native", "", {}, {}}})}});
+     },
+     "has a backend of its own"},
     {"a pinned section cut short",
      [] {
        Bytes body = pinned_body({"/usr/bin/env"});
