@@ -1025,6 +1025,10 @@ Preparation prepare_lowerings(Preparation first, const Inputs& inputs, Exit exit
   std::optional<size_t> best_at;
   Weakness best_weakness;
   for (const plan::Lowering& lowering : several.lowerings) {
+    if (best && best_weakness.none()) {  // taken already: the ones after it are named, not prepared
+      tried.push_back({lowering.backend, false, "not tried: " + best->report.backend + " runs every control as planned"});
+      continue;
+    }
     if (inputs.request.backend && *inputs.request.backend != lowering.backend) {
       tried.push_back({lowering.backend, false, "not asked for (--backend " + *inputs.request.backend + ")"});
       continue;
@@ -1055,7 +1059,7 @@ Preparation prepare_lowerings(Preparation first, const Inputs& inputs, Exit exit
       tried.back().why = "runs weaker here than " + best->report.backend + ": " + weakness.names;
       release(attempt.prepared);
     }
-    if (refused || weakness.none()) break;  // the command's own refusal; or every control as planned
+    if (refused) break;  // the command's own refusal: no backend changes it
   }
   if (best) {
     for (size_t i = 0; i < tried.size(); ++i)
