@@ -99,6 +99,12 @@ def main():
                 compiled_versions.update(m["value"] for m in shown["meta"] if m["key"] == "compiler.version")
             if shown and dry and dry["plan_sha256"] != shown["sha256"]:
                 failures.append(f"{policy}: --dry-run's plan_sha256 is not show's sha256")
+            # The same policy with every launched backend's lowering (--backend auto).
+            several = plan + ".auto"
+            if run([AASMC, "compile", policy, "-o", several, "--backend", "auto"], (0,)) is not None:
+                check("show", [AASMC, "show", several, "--json"])
+                check("dry-run", [LAUNCH, "--dry-run", "--json", several], codes=(0, 125), deterministic=False)
+                check("doctor", [LAUNCH, "doctor", "--json", "--plan", several], codes=(0, 1), deterministic=False)
         not_a_plan = os.path.join(work, "not-a-plan")
         with open(not_a_plan, "w") as f:
             f.write("not a plan\n")
