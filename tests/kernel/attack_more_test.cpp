@@ -28,6 +28,7 @@
 
 #include "fixtures.h"
 #include "harness.h"
+#include "refused_calls.h"
 
 using namespace aasm::ktest;
 
@@ -103,61 +104,18 @@ bool is_block_device(const std::string& path) {
 
 // ---------------------------------------------------------------- seccomp
 
-namespace {
-
-// moby's default profile refuses these (beyond those seccomp_test.cpp's
-// kDangerous covers); the kernel's own answer to the probe's harmless
-// arguments, as root without capabilities and without a filter (6.18).
-struct Refused {
-  const char* op;
-  const char* kernel_answer;
-};
-
-constexpr Refused kMoby[] = {
-    {"personality", "OK\n"},         // a query
-    {"kcmp", "OK\n"},                // the probe's fd 0 with itself
-    {"lookup_dcookie", "ENOSYS\n"},  // removed in 6.8
-    {"pidfd_getfd", "EBADF\n"},
-    {"process_vm_writev", "EFAULT\n"},
-    {"ptrace_traceme", "OK\n"},  // would make the supervisor its tracer
-    {"userfaultfd", "EINVAL\n"},
-    {"syslog", "EPERM\n"},
-    {"delete_module", "ENOSYS\n"},  // no CONFIG_MODULES
-    {"request_key", "EFAULT\n"},
-    {"kexec_file_load", "ENOSYS\n"},  // no CONFIG_KEXEC_FILE
-    {"swapoff", "EPERM\n"},
-    {"acct", "EPERM\n"},
-    {"settimeofday", "EFAULT\n"},
-    {"clock_settime", "EINVAL\n"},
-    {"clock_adjtime", "EFAULT\n"},
-#ifdef __x86_64__
-    {"iopl", "ENOSYS\n"},  // no CONFIG_X86_IOPL_IOPERM
-    {"ioperm", "ENOSYS\n"},
-#endif
-    {"quotactl", "ENODEV\n"},
-    {"vhangup", "EPERM\n"},
-    {"chroot", "EFAULT\n"},
-    {"open_by_handle_at", "EFAULT\n"},
-    {"name_to_handle_at", "EFAULT\n"},
-    {"sethostname", "EPERM\n"},
-    {"fanotify_init", "EPERM\n"},
-    {"open_tree", "EFAULT\n"},
-    {"fsopen", "EPERM\n"},
-};
-
-}  // namespace
 
 TEST_CASE("attack more: the rest of moby's refused calls are killed by the deny groups and EPERM in an allowlist") {
   const Trees t;
   const Plans plans(t);
-  for (const Refused& call : kMoby) {
+  for (const RefusedCall& call : kMobyRefused) {
     INFO("danger ", std::string(call.op));
     CHECK_RUN(probe(plans.agent, {"danger", call.op}), kKilled, "");
     CHECK_RUN(probe(plans.tight, {"danger", call.op}), 1, "EPERM\n");
   }
 
   SUBCASE("control: without those groups each call gets the kernel's own answer") {
-    for (const Refused& call : kMoby) {
+    for (const RefusedCall& call : kMobyRefused) {
       INFO("danger ", std::string(call.op));
       CHECK_RUN(probe(plans.open, {"danger", call.op}), call.kernel_answer == std::string("OK\n") ? 0 : 1,
                 call.kernel_answer);

@@ -217,6 +217,17 @@ std::string compile_spec(const TempDir& dir, const std::string& name, const std:
                       "apiVersion: aasm.dev/v1\nkind: Policy\nmetadata: {name: " + name + ", tier: agent}\nspec:\n" + spec);
 }
 
+std::string compile_cascade(const TempDir& dir, const std::string& name, const std::vector<std::string>& specs) {
+  static const char* const kTiers[] = {"org", "team", "agent", "run"};
+  REQUIRE(!specs.empty());
+  REQUIRE(specs.size() <= std::size(kTiers));
+  std::string yaml;
+  for (size_t i = 0; i < specs.size(); ++i)
+    yaml += std::string(i ? "---\n" : "") + "apiVersion: aasm.dev/v1\nkind: Policy\nmetadata: {name: " + name + "-" +
+            kTiers[i] + ", tier: " + kTiers[i] + "}\nspec:\n" + specs[i];
+  return compile_yaml(dir, name, yaml);
+}
+
 std::string own_v1_cgroup(const std::string& controller) {
   std::ifstream in("/proc/self/cgroup");
   for (std::string line; std::getline(in, line);) {
@@ -239,10 +250,10 @@ std::string run_group_of(const std::string& root, pid_t launcher) {
   return found;
 }
 
-Run launch(const std::string& plan, const std::vector<std::string>& command) {
+Run launch(const std::string& plan, const std::vector<std::string>& command, const std::string& cwd) {
   std::vector<std::string> argv = {binary("AASM_LAUNCH"), plan, "--"};
   argv.insert(argv.end(), command.begin(), command.end());
-  Run r = run(argv);
+  Run r = run(argv, cwd);
   // Whatever the run's end, refusals included, its groups went with it (the
   // pids hierarchy holds every v1 run's group).
   static const std::string pids_root = own_v1_cgroup("pids");
@@ -253,10 +264,10 @@ Run launch(const std::string& plan, const std::vector<std::string>& command) {
   return r;
 }
 
-Run probe(const std::string& plan, const std::vector<std::string>& args) {
+Run probe(const std::string& plan, const std::vector<std::string>& args, const std::string& cwd) {
   std::vector<std::string> command = {binary("AASM_PROBE")};
   command.insert(command.end(), args.begin(), args.end());
-  return launch(plan, command);
+  return launch(plan, command, cwd);
 }
 
 Sentinel::Sentinel(Caps caps) {

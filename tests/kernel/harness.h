@@ -110,11 +110,16 @@ std::string compile(const TempDir& dir, const Policy& policy, const std::string&
 // The same for a policy document whose spec body (indented by two) is `spec`.
 std::string compile_spec(const TempDir& dir, const std::string& name, const std::string& spec);
 
-// aasm-launch PLAN -- COMMAND...
+// A cascade (docs/policy-language.md#cascades): one file DIR/NAME.yaml
+// holding a document per spec body, tiers broad to narrow (org, team,
+// agent, run), compiled to DIR/NAME.bin (the compile must succeed).
+std::string compile_cascade(const TempDir& dir, const std::string& name, const std::vector<std::string>& specs);
+
+// aasm-launch PLAN -- COMMAND..., from `cwd` when given.
 // Also checks that the launcher left no cgroup of its run behind.
-Run launch(const std::string& plan, const std::vector<std::string>& command);
-// aasm-launch PLAN -- aasm-probe ARGS...
-Run probe(const std::string& plan, const std::vector<std::string>& args);
+Run launch(const std::string& plan, const std::vector<std::string>& command, const std::string& cwd = "");
+// aasm-launch PLAN -- aasm-probe ARGS..., from `cwd` when given.
+Run probe(const std::string& plan, const std::vector<std::string>& args, const std::string& cwd = "");
 
 // A `sleep 60` the test starts and kills (by its pid) at scope exit: a
 // process outside every sandbox. A capless one runs through setpriv

@@ -18,6 +18,7 @@
 #include <csignal>
 
 #include "harness.h"
+#include "refused_calls.h"
 
 using namespace aasm::ktest;
 
@@ -224,56 +225,26 @@ TEST_CASE("seccomp: numbers the syscall table does not name answer ENOSYS, whate
   }
 }
 
-namespace {
-
-// One call of each deny group, with the kernel's own answer to the probe's
-// invalid arguments as root without a filter and without capabilities (the
-// launcher drops them all; measured on 6.18; ENOSYS where the kernel lacks
-// the feature: no CONFIG_MODULES, no CONFIG_KEXEC; EPERM where the missing
-// capability is checked before the arguments).
-struct Dangerous {
-  const char* op;
-  const char* kernel_answer;
-};
-
-constexpr Dangerous kDangerous[] = {
-    {"ptrace", "ESRCH\n"},            // PTRACE_ATTACH to pid INT_MAX
-    {"process_vm_readv", "EFAULT\n"}, // NULL iovecs
-    {"bpf", "EINVAL\n"},              // command INT_MAX
-    {"perf_event_open", "EFAULT\n"},  // NULL attr
-    {"init_module", "ENOSYS\n"},      // no CONFIG_MODULES
-    {"finit_module", "ENOSYS\n"},
-    {"kexec_load", "ENOSYS\n"},       // no CONFIG_KEXEC
-    {"reboot", "EPERM\n"},            // CAP_SYS_BOOT checked before the wrong magic
-    {"swapon", "EPERM\n"},            // CAP_SYS_ADMIN checked before the NULL path
-    {"add_key", "EFAULT\n"},          // NULL type
-    {"keyctl", "EOPNOTSUPP\n"},       // operation INT_MAX
-    {"mount", "EFAULT\n"},            // NULL target
-    {"umount2", "EINVAL\n"},          // unknown flag
-    {"pivot_root", "EPERM\n"},        // CAP_SYS_ADMIN checked before the NULL paths
-};
-
-}  // namespace
 
 // Written with `default: kill` (a denylist answers EPERM otherwise).
 TEST_CASE("seccomp: a denylist of @kernel, @debug and @mount kills each of their calls") {
   TempDir dir;
   const std::string deny = denylist(dir, "deny-groups", "\"@kernel\", \"@debug\", \"@mount\"", "kill");
-  for (const Dangerous& call : kDangerous) {
+  for (const RefusedCall& call : kDangerous) {
     INFO("danger ", call.op);
     CHECK_KILLED(probe(deny, {"danger", call.op}));
   }
 
   SUBCASE("control: without a syscall filter each call gets the kernel's own error") {
     const std::string none = filesystem_only(dir);
-    for (const Dangerous& call : kDangerous) {
+    for (const RefusedCall& call : kDangerous) {
       INFO("danger ", call.op);
       CHECK_RUN(probe(none, {"danger", call.op}), 1, call.kernel_answer);
     }
   }
   SUBCASE("control: an allowlist without them answers its default errno instead of killing") {
     const std::string eperm = allowlist(dir, "errno", "errno:EPERM", "");
-    for (const Dangerous& call : kDangerous) {
+    for (const RefusedCall& call : kDangerous) {
       INFO("danger ", call.op);
       CHECK_RUN(probe(eperm, {"danger", call.op}), 1, "EPERM\n");
     }
@@ -312,7 +283,7 @@ TEST_CASE("seccomp: an allow-all filter the command installs itself does not lif
 TEST_CASE("seccomp: a denied call answers EPERM unless the policy writes kill") {
   TempDir dir;
   const std::string deny = denylist(dir, "deny-groups", "\"@kernel\", \"@debug\", \"@mount\"");
-  for (const Dangerous& call : kDangerous) {
+  for (const RefusedCall& call : kDangerous) {
     INFO("danger ", call.op);
     CHECK_RUN(probe(deny, {"danger", call.op}), 1, "EPERM\n");
   }

@@ -1165,6 +1165,199 @@ static int op_mmap_exec(const char* path) {
   return ok();
 }
 
+// --- Ported upstream scenarios (tests/kernel/ported_*_test.cpp) ---
+//
+// The Landlock selftests' and moby's profile's operations, each one call
+// (or two where the scenario needs a first step) on what the test names:
+// paths in its temp dirs, ports on loopback it owns, abstract names it
+// chose, the probe's own children and threads. `personality` changes only
+// the probe's own execution domain.
+
+// open(2) of PATH with MODE only, nothing read or written: rdonly, wronly,
+// rdwr, path (O_PATH), dir (O_RDONLY|O_DIRECTORY).
+static int op_open(const char* path, const char* mode) {
+  int flags;
+  if (strcmp(mode, "rdonly") == 0) flags = O_RDONLY;
+  else if (strcmp(mode, "wronly") == 0) flags = O_WRONLY;
+  else if (strcmp(mode, "rdwr") == 0) flags = O_RDWR;
+  else if (strcmp(mode, "path") == 0) flags = O_PATH;
+  else if (strcmp(mode, "dir") == 0) flags = O_RDONLY | O_DIRECTORY;
+  else return usage();
+  return result(open(path, flags | O_CLOEXEC));
+}
+
+// A pipe's write end re-opened through /proc/self/fd/N: pipes live on an
+// internal mount no rule names, so Landlock lets this through.
+static int op_proc_pipe(void) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return fail(errno);
+  char magic[64];
+  snprintf(magic, sizeof magic, "/proc/self/fd/%d", fds[1]);
+  return result(open(magic, O_WRONLY | O_CLOEXEC));
+}
+
+// ioctl on PATH opened read-only: FIOCLEX (one Landlock always allows) or
+// TCGETS (a device request: /dev/null answers ENOTTY when it gets it).
+static int op_ioctl_dev(const char* path, const char* which) {
+  unsigned long request;
+  if (strcmp(which, "fioclex") == 0) request = FIOCLEX;
+  else if (strcmp(which, "tcgets") == 0) request = TCGETS;
+  else return usage();
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    say("OPEN-FAILED");
+    return 3;
+  }
+  struct termios t;
+  return result(ioctl(fd, request, &t));
+}
+
+// TCP over IPv6 to [::1]:PORT: connect, or bind (and listen).
+static int op_tcp6(const char* what, const char* port) {
+  int fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return fail(errno);
+  struct sockaddr_in6 address;
+  memset(&address, 0, sizeof address);
+  address.sin6_family = AF_INET6;
+  address.sin6_port = htons((uint16_t)atoi(port));
+  address.sin6_addr = in6addr_loopback;
+  if (strcmp(what, "connect") == 0) return result(connect(fd, (struct sockaddr*)&address, sizeof address));
+  if (bind(fd, (struct sockaddr*)&address, sizeof address) != 0) return fail(errno);
+  return result(listen(fd, 1));
+}
+
+// A UDP socket bound to 127.0.0.1:PORT (Landlock checks TCP binds only).
+static int op_udp_bind(const char* port) {
+  int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return fail(errno);
+  struct sockaddr_in address = loopback(port);
+  return result(bind(fd, (struct sockaddr*)&address, sizeof address));
+}
+
+// bind() of a TCP/IPv4 socket to an address whose family is AF_UNSPEC: with
+// INADDR_ANY (`any`) the kernel takes it as AF_INET, with 127.0.0.1
+// (`loopback`) it refuses the family.
+static int op_bind_unspec(const char* port, const char* which) {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return fail(errno);
+  struct sockaddr_in address = loopback(port);
+  address.sin_family = AF_UNSPEC;
+  if (strcmp(which, "any") == 0) address.sin_addr.s_addr = htonl(INADDR_ANY);
+  else if (strcmp(which, "loopback") != 0) return usage();
+  return result(bind(fd, (struct sockaddr*)&address, sizeof address));
+}
+
+// connect() to 127.0.0.1:PORT, then connect() to an AF_UNSPEC address,
+// which disconnects: the answer printed is the disconnect's.
+static int op_tcp_disconnect(const char* port) {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return fail(errno);
+  struct sockaddr_in address = loopback(port);
+  if (connect(fd, (struct sockaddr*)&address, sizeof address) != 0) {
+    const char* name = strerrorname_np(errno);
+    (void)!write(STDOUT_FILENO, "CONNECT-", 8);
+    say(name ? name : "EUNKNOWN");
+    return 3;
+  }
+  struct sockaddr unspec;
+  memset(&unspec, 0, sizeof unspec);
+  unspec.sa_family = AF_UNSPEC;
+  return result(connect(fd, &unspec, sizeof unspec));
+}
+
+// kill(child, SIG) of a child of the probe's own (inside its domain) that
+// waits in pause(); the child is then killed and reaped.
+static int op_signal_child(int sig) {
+  pid_t child = fork();
+  if (child < 0) return fail(errno);
+  if (child == 0) {
+    for (;;) pause();
+  }
+  const long rc = syscall(SYS_kill, child, sig);
+  const int error = errno;
+  syscall(SYS_kill, child, SIGKILL);
+  waitpid(child, NULL, 0);
+  return rc == 0 ? ok() : fail(error);
+}
+
+static void* wait_on_pipe(void* fd) {
+  char byte;
+  (void)!read(*(int*)fd, &byte, 1);
+  return NULL;
+}
+
+// pthread_kill(thread, 0) of a thread of the probe's own.
+static int op_signal_thread(void) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return fail(errno);
+  pthread_t thread;
+  if (pthread_create(&thread, NULL, wait_on_pipe, &fds[0]) != 0) return fail(EAGAIN);
+  const int rc = pthread_kill(thread, 0);
+  (void)!write(fds[1], "x", 1);
+  pthread_join(thread, NULL);
+  return rc == 0 ? ok() : fail(rc);
+}
+
+// An abstract unix address "\0NAME" and its length.
+static socklen_t abstract_address(struct sockaddr_un* address, const char* name) {
+  memset(address, 0, sizeof *address);
+  address->sun_family = AF_UNIX;
+  size_t length = strlen(name);
+  if (length + 1 > sizeof address->sun_path) length = sizeof address->sun_path - 1;
+  memcpy(address->sun_path + 1, name, length);
+  return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + length);
+}
+
+// One datagram to the abstract datagram socket "\0NAME", by sendto()
+// (`send`) or by connect() (`connect`).
+static int op_abstract_dgram(const char* how, const char* name) {
+  struct sockaddr_un address;
+  const socklen_t length = abstract_address(&address, name);
+  int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return fail(errno);
+  if (strcmp(how, "send") == 0) return result(sendto(fd, "x", 1, 0, (struct sockaddr*)&address, length));
+  if (strcmp(how, "connect") == 0) return result(connect(fd, (struct sockaddr*)&address, length));
+  return usage();
+}
+
+// The probe listens on an abstract name of its own and a child it forks
+// (in the same domain) connects to it: `OK` when the connection came.
+static int op_abstract_self_connect(void) {
+  char name[64];
+  snprintf(name, sizeof name, "aasm-probe-self-%ld", (long)getpid());
+  struct sockaddr_un address;
+  const socklen_t length = abstract_address(&address, name);
+  int server = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (server < 0 || bind(server, (struct sockaddr*)&address, length) != 0 || listen(server, 1) != 0)
+    return fail(errno);
+  pid_t child = fork();
+  if (child < 0) return fail(errno);
+  if (child == 0) _exit(unix_stream_connect(name, 1) >= 0 ? 0 : errno);
+  int status = 0;
+  if (waitpid(child, &status, 0) != child || !WIFEXITED(status)) return fail(ECHILD);
+  return WEXITSTATUS(status) == 0 ? ok() : fail(WEXITSTATUS(status));
+}
+
+// The probe listens on the abstract name "\0NAME" for up to 10 s for a peer
+// outside the run: `RECEIVED` when one connected.
+static int op_abstract_serve(const char* name) {
+  struct sockaddr_un address;
+  const socklen_t length = abstract_address(&address, name);
+  int server = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (server < 0 || bind(server, (struct sockaddr*)&address, length) != 0 || listen(server, 1) != 0)
+    return fail(errno);
+  struct pollfd p = {server, POLLIN, 0};
+  if (poll(&p, 1, 10000) != 1) return fail(ETIMEDOUT);
+  if (accept4(server, NULL, NULL, SOCK_CLOEXEC) < 0) return fail(errno);
+  say("RECEIVED");
+  return 0;
+}
+
+// personality(PERSONA) of the probe itself (a number, 0x... allowed).
+static int op_personality(const char* persona) {
+  return result(syscall(SYS_personality, strtoul(persona, NULL, 0)));
+}
+
 static int usage(void) {
   static const char text[] =
       "usage: aasm-probe read PATH | write PATH | exec PATH [ARG...] | getppid\n"
@@ -1191,7 +1384,11 @@ static int usage(void) {
       "                | opath proc PATH | opath at DIR NAME | rename-exchange A B | unix-bind PATH\n"
       "                | serve HOW PORTFILE | accept-stdin | socket-raw FAMILY TYPE PROTOCOL\n"
       "                | mknod-char PATH | mkfifo PATH | readlink-proc PID|parent|janitor FILE\n"
-      "                | stat PATH | symlink TARGET LINK | unlink PATH | rmdir PATH | mmap-exec PATH\n";
+      "                | stat PATH | symlink TARGET LINK | unlink PATH | rmdir PATH | mmap-exec PATH\n"
+      "                | open PATH rdonly|wronly|rdwr|path|dir | proc-pipe | ioctl-dev PATH fioclex|tcgets\n"
+      "                | tcp6-connect PORT | tcp6-bind PORT | udp-bind PORT | bind-unspec PORT any|loopback\n"
+      "                | tcp-disconnect PORT | signal-child SIGNAL | signal-thread | personality PERSONA\n"
+      "                | abstract-dgram send|connect NAME | abstract-self-connect | abstract-serve NAME\n";
   (void)!write(STDERR_FILENO, text, sizeof text - 1);
   return 2;
 }
@@ -1325,5 +1522,19 @@ int main(int argc, char** argv) {
   if (strcmp(op, "unlink") == 0 && argc == 3) return result(unlink(argv[2]));
   if (strcmp(op, "rmdir") == 0 && argc == 3) return result(rmdir(argv[2]));
   if (strcmp(op, "mmap-exec") == 0 && argc == 3) return op_mmap_exec(argv[2]);
+  if (strcmp(op, "open") == 0 && argc == 4) return op_open(argv[2], argv[3]);
+  if (strcmp(op, "proc-pipe") == 0 && argc == 2) return op_proc_pipe();
+  if (strcmp(op, "ioctl-dev") == 0 && argc == 4) return op_ioctl_dev(argv[2], argv[3]);
+  if (strcmp(op, "tcp6-connect") == 0 && argc == 3) return op_tcp6("connect", argv[2]);
+  if (strcmp(op, "tcp6-bind") == 0 && argc == 3) return op_tcp6("bind", argv[2]);
+  if (strcmp(op, "udp-bind") == 0 && argc == 3) return op_udp_bind(argv[2]);
+  if (strcmp(op, "bind-unspec") == 0 && argc == 4) return op_bind_unspec(argv[2], argv[3]);
+  if (strcmp(op, "tcp-disconnect") == 0 && argc == 3) return op_tcp_disconnect(argv[2]);
+  if (strcmp(op, "signal-child") == 0 && argc == 3) return op_signal_child(atoi(argv[2]));
+  if (strcmp(op, "signal-thread") == 0 && argc == 2) return op_signal_thread();
+  if (strcmp(op, "abstract-dgram") == 0 && argc == 4) return op_abstract_dgram(argv[2], argv[3]);
+  if (strcmp(op, "abstract-self-connect") == 0 && argc == 2) return op_abstract_self_connect();
+  if (strcmp(op, "abstract-serve") == 0 && argc == 3) return op_abstract_serve(argv[2]);
+  if (strcmp(op, "personality") == 0 && argc == 3) return op_personality(argv[2]);
   return usage();
 }
