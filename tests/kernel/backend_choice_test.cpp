@@ -6,6 +6,7 @@
 // (Landlock's EACCES natively, bwrap's EROFS and ENOENT), by the receipt,
 // the dry run and doctor --plan, and every refusal names each backend and
 // the host fact behind it.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
@@ -176,4 +177,38 @@ TEST_CASE("backend choice: --backend NAME runs that backend or refuses; dry run 
   const Run doctor = run({binary("AASM_LAUNCH"), "doctor", "--plan", plan});
   CHECK(contains(doctor.out, "plan " + plan + ": the launch would proceed\n  backend: native (taken of the plan's 2)\n"));
   CHECK(contains(doctor.out, "  bwrap: not taken: not tried: native runs every control as planned\n"));
+}
+
+TEST_CASE("backend choice: an unprivileged launcher without Landlock takes bwrap; with Landlock, native") {
+  if (!have_bwrap()) return;
+  TempDir dir("/var/tmp");
+  ::chmod(dir.path().c_str(), 0755);
+  const std::string ws = dir / "ws";
+  make_dir(ws);
+  make_dir(ws + "/out");
+  const std::string plan = compile_auto(dir, "p",
+                                        "  filesystem:\n    read: {allow: [\"/usr\", \"/etc\", \"${CWD}\"]}\n"
+                                        "    write: {allow: [\"${CWD}/out\"]}\n  syscalls:\n    deny: [\"@mount\"]\n"
+                                        "  isolation:\n    degraded: [file_read, file_write, ipc]\n");
+  REQUIRE(run({"/usr/bin/chown", "-R", "65534:65534", dir.path()}).exit_code == 0);
+  const auto as_nobody = [&](const std::string& faults, const std::string& script, bool sandboxed) {
+    std::vector<std::string> argv = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--",
+                                     "/usr/bin/env", "-i", "PATH=/usr/bin:/bin", "HOME=" + ws};
+    if (!faults.empty()) argv.insert(argv.end(), {fault_tool(), faults});
+    if (sandboxed) argv.insert(argv.end(), {binary("AASM_LAUNCH"), "--receipt", dir / "r.json", plan, "--"});
+    argv.insert(argv.end(), {"/bin/sh", "-c", script});
+    return run(argv, ws);
+  };
+  const std::string script = "id -u; echo a > out/a && cat out/a; echo b > b || echo refused";
+  const Run bwrap = as_nobody("landlock_create_ruleset=ENOSYS", script, true);
+  CHECK_RUN(bwrap, 0, "65534\na\nrefused\n");
+  CHECK(contains(bwrap.err, "Read-only file system"));  // bwrap's bind, not Landlock's EACCES
+  CHECK(receipt_of(dir / "r.json")["backend"] == "bwrap");
+  const Run native = as_nobody("", script, true);
+  CHECK_RUN(native, 0, "65534\na\nrefused\n");
+  CHECK(contains(native.err, "Permission denied"));  // Landlock's EACCES
+  CHECK(receipt_of(dir / "r.json")["backend"] == "native");
+  CHECK_FALSE(exists(ws + "/b"));
+  // The control: the same user writes there outside the sandbox.
+  CHECK_RUN(as_nobody("", "echo b > b && cat b", false), 0, "b\n");
 }
