@@ -102,7 +102,8 @@ def convert(lines, lead):
     def flush():
         if para:
             out.append('.PP' if not list_indents else '.IP')
-            out.extend(line_out(inline(p)) for p in para)
+            # One line: a code span may be broken across the source's lines.
+            out.append(line_out(inline(' '.join(para))))
             para.clear()
 
     def close_lists(to_indent=-1):
@@ -182,7 +183,8 @@ def convert(lines, lead):
                    and not re.match(r'\s*([-*]|\d+\.) +', lines[i]) and not re.match(r'\s*```', lines[i])):
                 para.append(lines[i].strip())
                 i += 1
-            out.extend(line_out(inline(p)) for p in para)
+            # One line: a code span may be broken across the source's lines.
+            out.append(line_out(inline(' '.join(para))))
             para.clear()
             continue
         if not line.strip():

@@ -12,7 +12,8 @@ pages, the completions; no test), the programs stripped, `aasm-launch doctor`,
 the installed aasmc compiling an installed profile into a plan the installed
 aasm-launch runs a real command under (an allowed read gives the file's bytes,
 a write outside the profile's trees is refused), the man pages (every option
-of --help in its page, no groff warning) and the completions (every command
+of --help in its page, every node of schemas/policy.schema.json in
+aasm-policy(5), no groff warning) and the completions (every command
 and option of --help, the installed profiles). man and completions are those
 last two checks alone, on the build tree.
 
@@ -153,6 +154,23 @@ def man_text(page):
     return re.sub(r'.\x08', '', text)
 
 
+def schema_nodes():
+    """Every key the policy schema defines, at any depth."""
+    keys = set()
+
+    def walk(node):
+        if isinstance(node, dict):
+            keys.update(node.get('properties', {}) if isinstance(node.get('properties'), dict) else {})
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+    with open(os.path.join(SOURCE, 'schemas', 'policy.schema.json'), encoding='utf-8') as f:
+        walk(json.load(f))
+    return keys
+
+
 def check_man(man_dir, aasmc, launch):
     for name, page in MAN_PAGES.items():
         path = os.path.join(man_dir, page)
@@ -164,6 +182,10 @@ def check_man(man_dir, aasmc, launch):
         text = man_text(found)
         if not re.search(rf'^NAME\n\s+{re.escape(name)} - \S', text, re.M):
             fail(f'{page}: no NAME line "{name} - ..."')
+        if name == 'aasm-policy':
+            for key in sorted(schema_nodes()):
+                if not re.search(rf'(?<![\w-]){re.escape(key)}(?![\w-])', text):
+                    fail(f'{page}: the policy schema has the node {key}, the man page does not')
         for program in (aasmc, launch):
             if os.path.basename(program) != name:
                 continue
