@@ -127,16 +127,21 @@ _aasm_launch() {
     fi
   done
   if [[ ${COMP_WORDS[1]} == doctor ]]; then
-    ((COMP_CWORD == 2)) && _aasm_words "--json"
+    if [[ $prev == --plan ]]; then
+      _aasm_files
+    else
+      _aasm_words "--json --plan"
+    fi
     return
   fi
   case $prev in
     --receipt | --receipt-key-file | --bwrap) _aasm_files; return ;;
+    --backend) _aasm_words "native bwrap"; return ;;
     --receipt-fd | --expect-digest) return ;;
   esac
   _aasm_equals_value --denials "summary full off" && return
   if [[ $cur == -* ]]; then
-    _aasm_words "--expect-digest --receipt --receipt-fd --receipt-key-file --explain --denials= --bwrap --dry-run --json -- --version --help"
+    _aasm_words "--expect-digest --receipt --receipt-fd --receipt-key-file --explain --denials= --backend --bwrap --dry-run --json -- --version --help"
     [[ ${COMPREPLY[*]} == *= ]] && _aasm_compopt -o nospace
     return
   fi
