@@ -32,7 +32,7 @@ std::vector<std::string> backend_lines(const LaunchReport& report) {
 }
 
 void write_backends(json::Writer& w, const LaunchReport& report) {
-  w.key("backend").value(report.backend.empty() ? "native" : report.backend);
+  w.key("backend").value(report.backend.empty() ? plan::kNativeBackend : report.backend);
   w.key("backends").begin_array();
   for (const LaunchReport::BackendTried& t : report.backends)
     w.begin_object().key("backend").value(t.backend).key("taken").value(t.taken).key("why").value(t.why).end_object();

@@ -954,12 +954,6 @@ void run_steps(Preparation& p, const Inputs& inputs, Exit exit) {
   }
 }
 
-// The name a one-backend plan runs under: its meta's, or native's.
-std::string own_backend(const plan::Plan& plan) {
-  const std::string backend = meta_value(plan, "backend");
-  return backend.empty() ? "native" : backend;
-}
-
 std::string backends_text(const std::vector<LaunchReport::BackendTried>& tried) {
   std::string text;
   for (const LaunchReport::BackendTried& t : tried) text += (text.empty() ? "" : "; ") + t.backend + ": " + t.why;
@@ -1062,9 +1056,7 @@ Preparation prepare_lowerings(Preparation first, const Inputs& inputs, Exit exit
     if (refused) break;  // the command's own refusal: no backend changes it
   }
   if (best) {
-    for (size_t i = 0; i < tried.size(); ++i)
-      if (i == *best_at) tried[i].taken = true;
-      else if (tried[i].why.empty()) tried[i].why = "runs weaker here than " + best->report.backend;
+    tried[*best_at].taken = true;  // every other entry has its reason already
     if (shown) release(shown->prepared);
     best->report.backends = std::move(tried);
     best->prepared.plan_bytes = std::move(bytes);
@@ -1103,8 +1095,8 @@ Preparation prepare(const LaunchRequest& request, const Host& host, Exit exit) {
   }
   const Inputs inputs{request, host};
   if (!p.prepared.plan.lowerings.empty()) return prepare_lowerings(std::move(p), inputs, exit);
-  if (request.backend && *request.backend != own_backend(p.prepared.plan)) {
-    p.report.refusal = Refusal{make_error("the plan was compiled for backend " + own_backend(p.prepared.plan) +
+  if (request.backend && *request.backend != plan::backend_of(p.prepared.plan)) {
+    p.report.refusal = Refusal{make_error("the plan was compiled for backend " + plan::backend_of(p.prepared.plan) +
                                           " alone, not " + *request.backend +
                                           " (aasmc compile --backend auto, or a list, compiles a plan with several)"),
                                exit_code::kLauncherError};

@@ -356,7 +356,7 @@ void lowerings(const Plan& a, const Plan& b, std::vector<PostureChange>& out) {
   auto listed = [](const Plan& p) {
     std::vector<Lowering> own = p.lowerings;
     if (own.empty()) {  // the plan's one backend, as a lowering of it would read
-      Lowering one{meta_value(p, "backend").empty() ? "native" : meta_value(p, "backend"), "", {}, p.bwrap};
+      Lowering one{backend_of(p), "", {}, p.bwrap};
       for (const auto& [key, value] : p.meta)
         if (key == "backend" || key.starts_with("backend.")) one.meta.emplace_back(key, value);
       own.push_back(std::move(one));

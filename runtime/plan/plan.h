@@ -318,6 +318,13 @@ inline std::string meta_value(const Plan& plan, std::string_view key) {
     if (k == key) return value;
   return "";
 }
+// The backend a plan of one backend runs under: its meta's `backend`, or
+// native, which a native plan does not write.
+inline constexpr const char* kNativeBackend = "native";
+inline std::string backend_of(const Plan& plan) {
+  const std::string backend = meta_value(plan, "backend");
+  return backend.empty() ? kNativeBackend : backend;
+}
 // Whether a launch of the plan makes a run cgroup (memory, tasks or CPU of the whole tree).
 inline bool has_tree_limits(const Plan& plan) { return plan.process && plan.process->has_tree_limits(); }
 
