@@ -19,16 +19,6 @@ using namespace aasm::ktest;
 
 namespace {
 
-const char* const kBwrap = "/usr/bin/bwrap";
-
-bool have_bwrap() {
-  if (::access(kBwrap, X_OK) == 0) return true;
-  MESSAGE("skipped: ", kBwrap, " is absent (Debian's package bubblewrap; ./run deps installs it)");
-  return false;
-}
-
-std::string fault_tool() { return probe_dir() + "/aasm-fault"; }
-
 // The probe reads /usr, /etc and its own directory, writes DIR/out; the
 // file controls and the signal scope may degrade, so bwrap can carry it.
 std::string choice_policy(const TempDir& dir, const std::string& extra = "") {
@@ -192,8 +182,9 @@ TEST_CASE("backend choice: an unprivileged launcher without Landlock takes bwrap
                                         "  isolation:\n    degraded: [file_read, file_write, ipc]\n");
   REQUIRE(run({"/usr/bin/chown", "-R", "65534:65534", dir.path()}).exit_code == 0);
   const auto as_nobody = [&](const std::string& faults, const std::string& script, bool sandboxed) {
-    std::vector<std::string> argv = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--",
-                                     "/usr/bin/env", "-i", "PATH=/usr/bin:/bin", "HOME=" + ws};
+    std::vector<std::string> argv;
+    run_as(65534, argv);
+    argv.insert(argv.end(), {"/usr/bin/env", "-i", "PATH=/usr/bin:/bin", "HOME=" + ws});
     if (!faults.empty()) argv.insert(argv.end(), {fault_tool(), faults});
     if (sandboxed) argv.insert(argv.end(), {binary("AASM_LAUNCH"), "--receipt", dir / "r.json", plan, "--"});
     argv.insert(argv.end(), {"/bin/sh", "-c", script});

@@ -17,7 +17,6 @@ using namespace aasm::ktest;
 
 namespace {
 
-const char* const kBwrap = "/usr/bin/bwrap";
 const char* const kNode = "/usr/bin/node";
 
 // The domains bwrap carries only partly, listed in isolation.degraded by a
@@ -47,12 +46,6 @@ std::string compile_bwrap(const TempDir& dir, const std::vector<std::string>& so
 std::string allow_all_plan(const TempDir& dir) {
   write_file(dir / "allow-all.yaml", kAllowAll);
   return compile_bwrap(dir, {dir / "allow-all.yaml"}, "allow-all");
-}
-
-bool have_bwrap() {
-  if (::access(kBwrap, X_OK) == 0) return true;
-  MESSAGE("skipped: ", kBwrap, " is absent (Debian's package bubblewrap; ./run deps installs it)");
-  return false;
 }
 
 // A TCP listener on 127.0.0.1, closed at scope exit.
@@ -227,8 +220,9 @@ TEST_CASE("bwrap backend: an unprivileged launcher runs a bwrap plan, the launch
   const std::string plan = compile_bwrap(dir, {dir / "p.yaml"}, "p");
   REQUIRE(run({"/usr/bin/chown", "-R", "65534:65534", dir.path()}).exit_code == 0);
   const auto as_nobody = [&](const std::string& script, bool sandboxed) {
-    std::vector<std::string> argv = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--",
-                                     "/usr/bin/env", "-i", "PATH=/usr/bin:/bin", "HOME=" + ws};
+    std::vector<std::string> argv;
+    run_as(65534, argv);
+    argv.insert(argv.end(), {"/usr/bin/env", "-i", "PATH=/usr/bin:/bin", "HOME=" + ws});
     if (sandboxed) argv.insert(argv.end(), {binary("AASM_LAUNCH"), plan, "--"});
     argv.insert(argv.end(), {"/bin/sh", "-c", script});
     return run(argv, ws);

@@ -16,8 +16,6 @@ using namespace aasm::ktest;
 
 namespace {
 
-std::string fault_tool() { return probe_dir() + "/aasm-fault"; }
-
 constexpr uid_t kNobodyUid = 65534;
 
 // aasm-fault landlock_create_ruleset=ERRNO aasm-launch PLAN -- aasm-probe ARGS...
@@ -283,8 +281,7 @@ TEST_CASE("fault injection: without user namespaces coding-agent is refused for 
     // The receipt's key (docs/receipts.md#redaction) where uid 65534 may make it.
     std::vector<std::string> argv = {"/usr/bin/env", "-i", "PATH=/usr/bin:/bin", "LANG=C.UTF-8",
                                      "XDG_STATE_HOME=" + ws + "/.state"};
-    if (uid != 0)
-      for (const char* a : {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"}) argv.push_back(a);
+    run_as(uid, argv);
     if (!faults.empty()) argv.insert(argv.end(), {fault_tool(), faults});
     argv.push_back(binary("AASM_LAUNCH"));
     argv.insert(argv.end(), launcher_args.begin(), launcher_args.end());

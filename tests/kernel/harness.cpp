@@ -308,4 +308,17 @@ std::string probe_dir() {
   return probe.substr(0, probe.rfind('/'));
 }
 
+std::string fault_tool() { return probe_dir() + "/aasm-fault"; }
+
+bool have_bwrap() {
+  if (::access(kBwrap, X_OK) == 0) return true;
+  MESSAGE("skipped: ", kBwrap, " is absent (Debian's package bubblewrap; ./run deps installs it)");
+  return false;
+}
+
+void run_as(uid_t uid, std::vector<std::string>& argv) {
+  if (uid != 0)
+    for (const char* a : {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"}) argv.push_back(a);
+}
+
 }  // namespace aasm::ktest

@@ -145,6 +145,17 @@ class Sentinel {
 
 // The directory aasm-probe was built in (policies allow executing from it).
 std::string probe_dir();
+// aasm-fault (tests/probe/fault.c), built beside the probe.
+std::string fault_tool();
+
+// The host's bubblewrap, for the bwrap backend's tests; have_bwrap() says
+// why a test skips where it is absent.
+inline constexpr const char* kBwrap = "/usr/bin/bwrap";
+bool have_bwrap();
+
+// Appends to `argv` what runs the rest as `uid`: nothing for root, setpriv
+// (util-linux) to uid and gid 65534 without groups otherwise.
+void run_as(uid_t uid, std::vector<std::string>& argv);
 
 }  // namespace aasm::ktest
 

@@ -163,10 +163,7 @@ struct World {
   // The environment and user every command of this world starts with.
   std::vector<std::string> as_user() const {
     std::vector<std::string> argv = {"/usr/bin/env", "-i", kPath, "HOME=" + ws + "/home", "LANG=C.UTF-8"};
-    if (uid != 0) {
-      for (const char* a : {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"})
-        argv.push_back(a);
-    }
+    run_as(uid, argv);
     return argv;
   }
 };

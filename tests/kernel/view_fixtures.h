@@ -45,13 +45,6 @@ inline std::string compile_view_plan(const TempDir& base, bool shipped) {
   return plan;
 }
 
-// Appends to `argv` what runs the rest as `uid`: nothing for root, setpriv
-// (util-linux) to uid and gid 65534 without groups otherwise.
-inline void run_as(uid_t uid, std::vector<std::string>& argv) {
-  if (uid != 0)
-    for (const char* a : {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"}) argv.push_back(a);
-}
-
 // This process's mount table: a launch must leave it as it was.
 inline std::string mountinfo() {
   std::ifstream in("/proc/self/mountinfo");
