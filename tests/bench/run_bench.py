@@ -61,7 +61,7 @@ def p95(values):
 class Variant:
     def __init__(self, name, argv, what, cwd=None):
         self.name, self.argv, self.what, self.cwd = name, argv, what, cwd
-        self.wall, self.cpu = [], []
+        self.wall, self.cpu, self.faults = [], [], []
         self.skipped = None
         self.rss_kib = None
         self.syscalls = None
@@ -73,7 +73,7 @@ def spawn_timed(v, devnull, env):
                                                               (os.POSIX_SPAWN_DUP2, devnull, 2)])
     _, status, usage = os.wait4(pid, 0)
     wall = (time.perf_counter_ns() - start) / 1e6
-    return status, wall, (usage.ru_utime + usage.ru_stime) * 1e3
+    return status, wall, (usage.ru_utime + usage.ru_stime) * 1e3, usage.ru_minflt
 
 
 def make_workspace(path):
@@ -152,7 +152,11 @@ def launch_variants(build, work, scratch, compare):
 
     vs = [Variant("bare", ["/bin/true"], "`/bin/true`"),
           Variant("floor: spawn only", [os.path.join(bench, "bench-spawn-floor"), "/bin/true"],
-                  "`bench-spawn-floor /bin/true`: a static PIE that only posix_spawns and waits"),
+                  "`bench-spawn-floor /bin/true`: a static PIE that only vforks, execs the command and waits"),
+          Variant("host: an empty program", [os.path.join(bench, "bench-empty-program-0")],
+                  "`bench-empty-program-0`: no libc, nothing but `_start` and `exit_group` (the exec's own price)"),
+          Variant("host: the same, 100 fresh pages", [os.path.join(bench, "bench-empty-program-100")],
+                  "`bench-empty-program-100`: the same, writing one byte to each of 100 pages of its bss first"),
           Variant("reference launcher", [os.path.join(bench, "bench-reference-launcher"), *filters, "--", "/bin/true"],
                   "`bench-reference-launcher FILTERS -- /bin/true`: fork, 3 Landlock rules, the minimal plan's filters, exec")]
 
@@ -217,13 +221,14 @@ def bench_launch(vs, rounds, work, env):
         order = list(live)
         rng.shuffle(order)
         for v in order:
-            status, wall, cpu = spawn_timed(v, devnull, env)
+            status, wall, cpu, faults = spawn_timed(v, devnull, env)
             if status != 0:
                 failed += 1
                 continue
             if r >= WARMUP:
                 v.wall.append(wall)
                 v.cpu.append(cpu)
+                v.faults.append(faults)
         if (r + 1) % 20 == 0 or r + 1 == WARMUP + rounds:
             say(f"bench: launch round {r + 1}/{WARMUP + rounds} ({time.monotonic() - started:.0f} s)")
     for v in live:
@@ -303,6 +308,28 @@ def svg_plot(vs, bare):
     return "\n".join(out) + "\n"
 
 
+def host_costs(vs, over):
+    """What the host charges beneath every launch, from the empty programs'
+    rows: an exec, and a page first touched; and what the faults of each
+    launcher cost at that price."""
+    by = {v.name: v for v in vs if not v.skipped}
+    empty, paged = by.get("host: an empty program"), by.get("host: the same, 100 fresh pages")
+    if not (empty and paged):
+        return []
+    page_us = (statistics.median(paged.wall) - statistics.median(empty.wall)) * 10
+    faults = statistics.median(paged.faults) - statistics.median(empty.faults)
+    lines = ["", f"The host's own prices, from the two empty programs in the same rounds: an exec and exit of a program "
+                 f"with no start-up code, **{over['host: an empty program']:+.3f} ms** against bare `/bin/true` (which "
+                 f"pays its dynamic loader's start-up on top); a page first touched, **{page_us:.1f} µs** "
+                 f"({faults:.0f} more faults for 100 pages)."]
+    if "floor: spawn only" in by and "aasm minimal" in by:
+        extra = statistics.median(by["aasm minimal"].faults) - statistics.median(by["floor: spawn only"].faults)
+        lines[-1] += (f" aasm minimal takes {extra:.0f} page faults more than the floor: at that price about "
+                      f"{extra * page_us / 1000:.2f} ms of its +{over['aasm minimal'] - over['floor: spawn only']:.3f} ms "
+                      f"over the floor.")
+    return lines
+
+
 def host_line():
     lines = open("/proc/cpuinfo").read().splitlines()
     model = next((l.split(":", 1)[1].strip() for l in lines if l.startswith("model name")), "?")
@@ -357,18 +384,20 @@ def main():
              f"{args.rounds} interleaved rounds after {WARMUP} warm-up rounds (every variant once per round, shuffled, "
              f"seed {SEED}), from a git workspace; wall ms from before `posix_spawn` to after `wait4`; CPU ms as "
              f"`wait4` reports it (the launcher and the processes it waited for); peak RSS: GNU time's `%M` (the "
-             f"largest process of the tree), median of 5; system calls: `strace -f -c`, one launch. {failed} failed launches.",
-             "", "| variant | median ms | p95 ms | overhead, median | overhead, p95 | CPU ms | peak RSS KiB | system calls |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+             f"largest process of the tree), median of 5; page faults: `wait4`'s minor faults (the launcher and the "
+             f"processes it waited for), median; system calls: `strace -f -c`, one launch. {failed} failed launches.",
+             "", "| variant | median ms | p95 ms | overhead, median | overhead, p95 | CPU ms | peak RSS KiB | page faults "
+             "| system calls |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for v in vs:
         if v.skipped:
-            table.append(f"| {v.name} | skipped: {v.skipped} | | | | | | |")
+            table.append(f"| {v.name} | skipped: {v.skipped} | | | | | | | |")
             continue
         med, tail = statistics.median(v.wall), p95(v.wall)
-        ov = "" if v is bare else f"+{med - b:.3f}"
-        ovp = "" if v is bare else f"+{tail - p95(bare.wall):.3f}"
+        ov = "" if v is bare else f"{med - b:+.3f}"
+        ovp = "" if v is bare else f"{tail - p95(bare.wall):+.3f}"
         table.append(f"| {v.name} | {med:.3f} | {tail:.3f} | {ov} | {ovp} | {statistics.median(v.cpu):.3f} | "
-                     f"{v.rss_kib if v.rss_kib is not None else '-'} | {v.syscalls if v.syscalls is not None else '-'} |")
+                     f"{v.rss_kib if v.rss_kib is not None else '-'} | {statistics.median(v.faults):.0f} | "
+                     f"{v.syscalls if v.syscalls is not None else '-'} |")
     table += ["", "What each variant runs:", ""] + [f"- **{v.name}**: {v.what}" for v in vs] + [""]
 
     def ratio(a, b_):
@@ -399,6 +428,7 @@ def main():
                       + (f"{over['bwrap'] / floor:.1f}x" if "bwrap" in over and floor > 0 else "-")
                       + "; aasm minimal over that floor: "
                       + (f"+{over['aasm minimal'] - floor:.3f} ms" if "aasm minimal" in over else "-") + "."]
+    goals += host_costs(vs, over)
     # The kernel's own price of the run's v1 groups, without aasm around it
     # (tests/bench/launch/cgroup_floor.cpp): the floor beside the cgroup goals.
     cg_floor = subprocess.run(["nice", "-n", "-20", os.path.join(build, "tests/bench/launch/bench-cgroup-floor"),
