@@ -35,6 +35,7 @@
 #include "kernel/rlimits.h"
 #include "kernel/landlock.h"
 #include "kernel/landlock_uapi.h"
+#include "kernel/loopback.h"
 #include "kernel/mount_view.h"
 #include "kernel/seccomp.h"
 #include "kernel/seccomp_notify.h"
@@ -44,6 +45,7 @@
 #include "kernel/signals.h"
 #include "kernel/spawn.h"
 #include "supervisor/cgroup.h"
+#include "supervisor/egress_broker.h"
 #include "supervisor/denial_report.h"
 #include "supervisor/denials.h"
 #include "supervisor/explain_tracer.h"
@@ -69,7 +71,7 @@ int refuse(const std::string& message) {
 // successful exec leaves it zero.
 enum class ChildStage : uint32_t {
   kNone, kCgroup, kSignals, kSession, kParentGone, kDescriptors, kResourceLimits, kNamespaces, kCapabilities, kNoNewPrivs, kLandlock,
-  kSelfCheck, kSeccomp, kExec, kView, kViewProtection, kViewLandlock
+  kSelfCheck, kSeccomp, kExec, kView, kViewProtection, kViewLandlock, kBroker
 };
 
 struct ChildReport {
@@ -99,6 +101,7 @@ const char* stage_name(ChildStage stage) {
     case ChildStage::kView: return "building the filesystem view";
     case ChildStage::kViewProtection: return "checking the filesystem view's protected paths";
     case ChildStage::kViewLandlock: return "adding Landlock rules for the view's own filesystems";
+    case ChildStage::kBroker: return "making the broker's socket in the command's network namespace (loopback up, 127.0.0.1:3128)";
   }
   return "?";
 }
@@ -126,6 +129,7 @@ struct ChildIo {
   gid_t gid = 0;
   sigset_t original_mask;
   int connect_handoff = -1;  // where the child sends the connect() listener (connect_answers.h)
+  int broker_handoff = -1;   // where it sends the broker's listening socket (egress_broker.h)
   spawn::Handover* handover = nullptr;  // where it hands over the main program's listener (Prepared::observing)
 };
 
@@ -207,6 +211,20 @@ std::optional<int> refused_exec(const Prepared& prepared, long nr, std::initiali
   std::copy(args.begin(), args.end(), data.args);
   const std::optional<bpf::StackOutcome> decided = bpf::run_stack(prepared.observed, data);
   return decided ? errno_of(decided->action) : std::nullopt;
+}
+
+// In the command's new network namespace, while the child still holds its
+// capabilities there: loopback up, and the broker's socket listening on it,
+// sent to the supervisor, which serves it from the host's namespace. The
+// child keeps no copy: the command cannot accept on it.
+void make_broker_socket(ChildReport* report, int handoff) {
+  if (int error = loopback::bring_up()) child_fail(report, ChildStage::kBroker, error);
+  const int listening = loopback::listen_on(plan::kBrokerPort);
+  if (listening < 0) child_fail(report, ChildStage::kBroker, -listening);
+  if (int error = seccomp::send_descriptor(handoff, listening)) child_fail(report, ChildStage::kBroker, error);
+  ::close(listening);
+  ::close(handoff);
+  report->done.fetch_or(kBrokerListening);
 }
 
 // The command's exec. A pinned executable goes by the descriptor its
@@ -307,6 +325,7 @@ descriptors::Kept bwrap_kept(const bwrap::Exec& exec) {
   if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || parent_gone) child_fail(report, ChildStage::kParentGone, ESRCH);
   if (int error = namespaces::finish_in_child(fresh, io.uid, io.gid)) child_fail(report, ChildStage::kNamespaces, error);
   report->done.fetch_or(kNamespacesReady);
+  if (io.broker_handoff >= 0) make_broker_socket(report, io.broker_handoff);
   if (prepared.view) build_view(prepared, report);
   if ((io.stdout_write >= 0 && ::dup2(io.stdout_write, STDOUT_FILENO) < 0) ||
       (io.stderr_write >= 0 && ::dup2(io.stderr_write, STDERR_FILENO) < 0))
@@ -400,6 +419,27 @@ void say_last(const std::string& text) {
   OutputWriter writer(STDERR_FILENO);
   writer.write(text);
   writer.wait(monotonic_ms() + int64_t(kOutputGraceSeconds) * 1000);
+}
+
+// What the broker let through and refused: a refused host is a denial,
+// joined to the policy's lines like any other; each host is a receipt event
+// with its counts, on the broker's word ("brokered": no kernel saw names).
+void record_egress(const egress::Broker& broker, denials::Log& log, std::vector<std::string>& events) {
+  const std::string control = std::string(control_name(Control::kNetworkHosts)) + " (brokered): ";
+  for (const egress::HostTally& t : broker.tallies()) {
+    const std::string host = t.host + ":" + std::to_string(t.port);
+    if (!t.allowed) {
+      for (uint64_t i = 0; i < t.connections; ++i)
+        log.add({denials::Layer::kBroker, denials::Witness::kBroker, -1, 0, 0, 0, t.host, t.port, ""});
+      events.push_back(control + "refused " + host + ", " + std::to_string(t.connections) +
+                       (t.connections == 1 ? " request: " : " requests: ") + t.why);
+      continue;
+    }
+    events.push_back(control + "allowed " + host + ", " + std::to_string(t.connections) +
+                     (t.connections == 1 ? " connection, " : " connections, ") + std::to_string(t.bytes_sent) +
+                     " bytes sent, " + std::to_string(t.bytes_received) + " received" +
+                     (t.why.empty() ? "" : "; last failure: " + t.why));
+  }
 }
 
 // What the run's cgroup saw, and whether its end was proven.
@@ -693,6 +733,10 @@ int launch(const LaunchRequest& request) {
   if (prepared->connect_answers && !prepared->observing && ::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, handoff) != 0)
     return abandon(std::string("socketpair: ") + std::strerror(errno));
   io.connect_handoff = handoff[1];
+  int broker_handoff[2] = {-1, -1};
+  if (prepared->plan.egress && ::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, broker_handoff) != 0)
+    return abandon(std::string("socketpair: ") + std::strerror(errno));
+  io.broker_handoff = broker_handoff[1];
 
   ChildStart start{&*prepared, argv.data(), report, &io};
   // While the child confines itself: the janitor starts (if this supervisor
@@ -725,7 +769,7 @@ int launch(const LaunchRequest& request) {
                                      return bool(*janitor);
                                    });
   for (int fd : {prepared->ruleset_fd, prepared->denied_dir_fd, prepared->exec_fd, out_pipe[1], err_pipe[1],
-                 io.supervisor_pidfd, handoff[1]})
+                 io.supervisor_pidfd, handoff[1], broker_handoff[1]})
     if (fd >= 0) ::close(fd);
   for (int fd : io.cgroup_procs) ::close(fd);
   // clone returned after the exec, or after the child stopped before it (kernel/spawn.h).
@@ -755,6 +799,21 @@ int launch(const LaunchRequest& request) {
     launch_report.denials_unseen.push_back(
         "seccomp: calls refused with an errno are answered by the kernel alone and not recorded (an outer sandbox "
         "holds this process tree's seccomp listener)");
+  // Sent before the exec too; served until the command's end, from this
+  // process's network namespace: the host's.
+  std::unique_ptr<egress::Broker> broker;
+  if (broker_handoff[0] >= 0) {
+    const int listening = seccomp::receive_descriptor(broker_handoff[0]);
+    ::close(broker_handoff[0]);
+    if (listening >= 0) {
+      Result<std::unique_ptr<egress::Broker>> started = egress::Broker::start(listening, *prepared->plan.egress);
+      if (!started) {
+        kill_tree();
+        return abandon(started.error().message);
+      }
+      broker = std::move(*started);
+    }
+  }
   ListenerAnswers answers(io.handover ? std::span<const plan::SeccompProgram>(prepared->observed)
                                       : std::span<const plan::SeccompProgram>(),
                           prepared->connect_answers ? &*prepared->connect_answers : nullptr);
@@ -769,6 +828,7 @@ int launch(const LaunchRequest& request) {
                 limits, kill_tree);
   if (timeline.exec) timeline.exit = now_ms();
   if (listener >= 0) ::close(listener);
+  if (broker) broker->stop();
   if (WIFSIGNALED(supervised.status) && WTERMSIG(supervised.status) == SIGSYS) record_kill(kernel_log, child, denial_log);
   if (kernel_log >= 0) ::close(kernel_log);
   ::close(pidfd);
@@ -780,6 +840,7 @@ int launch(const LaunchRequest& request) {
   RunReport run_report = finish_cgroup(*prepared);
   if (prepared->connect_answers)
     for (std::string& line : prepared->connect_answers->summary()) run_report.events.push_back(std::move(line));
+  if (broker) record_egress(*broker, denial_log, run_report.events);
   for (const auto& [stream, loss] : {std::pair{"stdout", supervised.stdout_lost}, std::pair{"stderr", supervised.stderr_lost}})
     if (loss.bytes) run_report.events.push_back(output_loss_event(stream, loss));
   const bool audit_subscribed = audit.fd >= 0;

@@ -32,6 +32,7 @@
 #include "kernel/namespaces.h"
 #include "kernel/raw_syscall.h"
 #include "kernel/seccomp_notify.h"
+#include "supervisor/egress_broker.h"
 #include "supervisor/environment.h"
 #include "supervisor/git_dirs.h"
 #include "supervisor/listener_answers.h"
@@ -666,6 +667,29 @@ Status prepare_listener(Preparation& p, const Inputs&) {
   return Ok{};
 }
 
+// network.outbound.hosts (docs/egress.md): the command's own network
+// namespace, made in a user namespace where the launcher lacks CAP_SYS_ADMIN;
+// the child makes the broker's socket there (launch.cpp), the supervisor
+// serves it, and the proxy variables point the command at it.
+Status prepare_egress(Preparation& p, const Inputs&) {
+  plan::Plan& plan = p.prepared.plan;
+  if (!plan.egress) return Ok{};
+  if (!holds_sys_admin()) plan.process->namespaces |= plan::kNamespaceUser;  // the reader checked the section is there
+  const plan::Egress& egress = *plan.egress;
+  std::string requested = egress.any_name ? "every name" : std::to_string(egress.allow.size()) + " allowed";
+  if (!egress.deny.empty()) requested += ", " + std::to_string(egress.deny.size()) + " denied";
+  ControlReport c = report_of(Control::kNetworkHosts, requested + ", through the broker at 127.0.0.1:" +
+                                                          std::to_string(plan::kBrokerPort));
+  c.established_by = kBrokerListening;
+  c.stopped_before = "the broker's socket was made in its network namespace";
+  c.evidence = {Basis::kMeasured,
+                "the command's process was made in a network namespace of its own, with loopback only, where the "
+                "broker's socket was listening before it started; every connection out went through the broker's "
+                "check of the plan's patterns"};
+  p.report.controls.push_back(std::move(c));
+  return Ok{};
+}
+
 // Created by the clone that starts the command: nothing to prepare, but
 // reported.
 Status plan_namespaces(Preparation& p, const Inputs&) {
@@ -787,6 +811,7 @@ Status create_run_cgroup(Preparation& p, const Inputs&) {
 Status build_command_environment(Preparation& p, const Inputs&) {
   Prepared& prepared = p.prepared;
   prepared.environment = build_environment(prepared.plan.process ? &*prepared.plan.process : nullptr, environ);
+  if (prepared.plan.egress) point_at_broker(prepared.environment, egress::proxy_environment());
   for (std::string& variable : prepared.environment) prepared.envp.push_back(variable.data());
   prepared.envp.push_back(nullptr);
   return Ok{};
@@ -907,6 +932,7 @@ constexpr Step kSteps[] = {
     {prepare_filters},
     {prepare_connect_answers},
     {prepare_listener},
+    {prepare_egress},
     {plan_namespaces},
     {check_kept_capabilities},
     {prepare_bwrap},

@@ -31,6 +31,7 @@ enum ChildDone : uint32_t {
   kViewBuilt = 1u << 11,              // the filesystem view built, its protected paths answering EROFS
   kErrnoAnswersListened = 1u << 12,   // the main program's errno answers reach the supervisor (listener_answers.h)
   kBwrapExecuted = 1u << 13,          // the child is about to exec bwrap with the plan's arguments (bwrap_exec.h)
+  kBrokerListening = 1u << 14,        // the broker's socket made in the command's network namespace (egress_broker.h)
 };
 enum SelfCheck : uint32_t {
   kReadCheck = 1u << 1,
@@ -41,7 +42,7 @@ enum SelfCheck : uint32_t {
 };
 inline constexpr uint32_t kAllChildDone = kLandlockRestricted | kSeccompInstalled | kNamespacesReady |
                                           kCapabilitiesDropped | kResourceLimitsSet | kConnectListenerHanded | kViewBuilt |
-                                          kBwrapExecuted;
+                                          kBwrapExecuted | kBrokerListening;
 inline constexpr uint32_t kAllSelfChecks = kReadCheck | kWriteCheck | kConnectCheck | kBindCheck | kSignalCheck;
 static_assert((kAllChildDone & kAllSelfChecks) == 0, "a step and a self-check share a bit of the child's report word");
 

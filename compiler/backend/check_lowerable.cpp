@@ -26,17 +26,28 @@ class Refusals {
 
 bool check_lowerable(const PolicyIR& ir, Diagnostics& diags) {
   Refusals refusals(diags);
-  // Host names cannot be enforced by the kernel: only a policy that lets the
-  // domain degrade gets a plan, which records them as not enforced.
-  if (ir.network.outbound && !ir.network.outbound->none && ir.network.outbound->hosts &&
-      !ir.degraded_allowed(Domain::kNetworkOutbound))
-    for (const auto& [host, from] : *ir.network.outbound->hosts)
-      refusals.refuse_because("network.outbound.hosts (" + host + ")",
-                              std::string("no kernel mechanism enforces host names; list ") +
-                                  domain_name(Domain::kNetworkOutbound) +
-                                  " in isolation.degraded to run with it recorded as not enforced, or write tcp:PORT "
-                                  "entries",
-                              from);
+  // Host names are the broker's (docs/egress.md), which serves the command
+  // in a network namespace of its own: a TCP port list of another document
+  // would be Landlock's, in that namespace, and shut the command out of the
+  // broker's port. The ports go on the names.
+  const std::optional<NetworkRuleIR>& outbound = ir.network.outbound;
+  if (outbound && !outbound->none && outbound->brokered && outbound->tcp_ports)
+    refusals.refuse_because("network.outbound.hosts together with network.outbound.allow",
+                            "the host names are brokered in the command's own network namespace, where a TCP port "
+                            "list would shut it out of the broker; write the ports on the names "
+                            "(api.example.com:8443) and drop the port list",
+                            *outbound->brokered);
+  // What would take the command back onto the host's network past the
+  // broker: joining the host's network namespace (setns needs CAP_SYS_ADMIN
+  // over it; a user namespace of the command's own gives none), or
+  // rewiring its own with CAP_NET_ADMIN.
+  if (outbound && !outbound->none && outbound->brokered && ir.isolation.linux_capabilities)
+    for (const char* cap : {"CAP_SYS_ADMIN", "CAP_NET_ADMIN"})
+      if (auto kept = ir.isolation.linux_capabilities->find(cap); kept != ir.isolation.linux_capabilities->end())
+        refusals.refuse_because(std::string("isolation.linux_capabilities keeps ") + cap,
+                                "with network.outbound.hosts, it would let the command leave or rewire the network "
+                                "namespace the broker is the only way out of; drop it",
+                                kept->second);
   const bool view_ok = check_view(ir, diags);
   return refusals.ok() && view_ok;
 }

@@ -93,22 +93,11 @@ class RulesetBuilder {
     }
   }
 
-  // TCP connect or bind, by port. `hosts` lists cannot be enforced by the
-  // kernel (check_lowerable.cpp refuses them unless degraded is permitted); with
-  // only hosts there is no port restriction to lower.
+  // TCP connect or bind, by port. Host names are the broker's, in the
+  // command's own network namespace (egress_lowering.cpp), not Landlock's.
   void network(ControlDomain domain, Domain policy_domain, const std::optional<NetworkRuleIR>& rule, uint64_t right) {
-    if (!rule) return;
-    if (!rule->none && !rule->tcp_ports) {
-      // Only host names: check_lowerable.cpp refused the compile unless the domain
-      // may degrade; the plan records the control as not enforceable.
-      if (rule->hosts && ir_.degraded_allowed(policy_domain))
-        ruleset_.controls.push_back({domain, uint16_t(aasm::plan::kControlDegradable | aasm::plan::kControlNotEnforceable),
-                                     aasm::landlock::abi_floor(0, 0, 0), 0, 0, 0});
-      return;
-    }
+    if (!rule || (!rule->none && !rule->tcp_ports)) return;
     add_control(domain, policy_domain, 0, right, 0);
-    if (rule->hosts && !rule->none)  // ports enforced, host names recorded as not
-      ruleset_.controls.back().flags |= aasm::plan::kControlNotEnforceable;
     if (rule->none) return;
     for (const auto& [port, from] : *rule->tcp_ports) ports_[port] |= right;
   }

@@ -1,5 +1,7 @@
 #include "backend/negotiate.h"
 
+#include "backend/egress_lowering.h"
+
 #include <llvm/ADT/SmallVector.h>
 
 #include <algorithm>
@@ -23,6 +25,7 @@ SourceRef network_source(const NetworkRuleIR& rule) {
   if (rule.from.loc.isValid()) return rule.from;
   if (rule.tcp_ports && !rule.tcp_ports->empty()) return first_source(*rule.tcp_ports);
   if (rule.hosts && !rule.hosts->empty()) return first_source(*rule.hosts);
+  if (rule.brokered) return *rule.brokered;
   return rule.from;
 }
 
@@ -76,6 +79,9 @@ std::optional<SourceRef> request_of(const PolicyIR& ir, Control control) {
       return std::nullopt;
     case Control::kPinnedFiles:
       if (!ir.filesystem.pinned.empty()) return ir.filesystem.pinned.front().from;
+      return std::nullopt;
+    case Control::kNetworkHosts:
+      if (const NetworkRuleIR* rule = brokered_outbound(ir.network)) return *rule->brokered;
       return std::nullopt;
   }
   return std::nullopt;

@@ -6,6 +6,7 @@
 
 #include <cstdio>
 
+#include "backend/egress_lowering.h"
 #include "backend/landlock_lowering.h"
 #include "backend/seccomp_lowering.h"
 #include "backend/socket_rules.h"
@@ -65,7 +66,9 @@ void add_meta(const PolicyIR& ir, Plan& plan) {
 // sets none of them.
 std::optional<aasm::plan::ProcessSettings> lower_process(const PolicyIR& ir) {
   const bool keeps_capabilities = ir.isolation.linux_capabilities && !ir.isolation.linux_capabilities->empty();
-  if (ir.resources.empty() && ir.environment.empty() && ir.isolation.namespaces.empty() && !keeps_capabilities)
+  const bool brokered = brokered_outbound(ir.network) != nullptr;
+  if (ir.resources.empty() && ir.environment.empty() && ir.isolation.namespaces.empty() && !keeps_capabilities &&
+      !brokered)
     return std::nullopt;
   aasm::plan::ProcessSettings p;
   auto value = [](const std::optional<Effective<uint64_t>>& v) -> std::optional<uint64_t> {
@@ -85,6 +88,8 @@ std::optional<aasm::plan::ProcessSettings> lower_process(const PolicyIR& ir) {
   if (ir.degraded_allowed(Domain::kResource)) p.flags |= aasm::plan::kProcessResourceDegradable;
   for (const auto& [name, from] : ir.isolation.namespaces)
     if (std::optional<uint32_t> bit = aasm::plan::namespace_bit(name)) p.namespaces |= *bit;
+  // Host names are brokered: the command's own network, loopback only.
+  if (brokered) p.namespaces |= aasm::plan::kNamespaceNet;
   if (ir.isolation.linux_capabilities)
     for (const auto& [name, from] : *ir.isolation.linux_capabilities)
       if (std::optional<int> number = aasm::capabilities::number(name)) p.kept_capabilities |= uint64_t(1) << *number;
@@ -108,6 +113,7 @@ llvm::Expected<Plan> build_plan(const PolicyIR& policy) {
   plan.landlock = lower_landlock(ir);
   plan.process = lower_process(ir);
   plan.view = lower_view(ir);
+  plan.egress = lower_egress(ir.network);
   if (ir.syscalls) {
     for (const Target& target : ir.targets) {
       auto programs = lower_syscalls(*ir.syscalls, target);

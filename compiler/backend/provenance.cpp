@@ -41,7 +41,11 @@ class Builder {
     for (const PortEntry& port : rule.allow)
       add(port.source, key + ".allow",
           port.protocol == PortEntry::Protocol::kUdp ? "udp" : "tcp:" + std::to_string(port.port));
-    for (const NameEntry& host : rule.hosts) add(host.source, key + ".hosts", host.name);
+    if (rule.hosts) {  // the list's own entry: an empty allow-list refuses every name
+      add(rule.source, key + ".hosts.allow");
+      for (const NameEntry& host : *rule.hosts) add(host.source, key + ".hosts.allow", host.name);
+    }
+    for (const NameEntry& host : rule.hosts_deny) add(host.source, key + ".hosts.deny", host.name);
   }
 
   void flag(const std::string& key, const std::optional<Located<bool>>& denied) {

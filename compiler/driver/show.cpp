@@ -124,6 +124,13 @@ std::string describe_plan(const Plan& plan, const aasm::Sha256Digest& digest, bo
       }
     }
   }
+  if (plan.egress) {
+    out << "egress (network.outbound.hosts): the command's own network, loopback only; the broker at 127.0.0.1:"
+        << aasm::plan::kBrokerPort << " reaches\n";
+    if (plan.egress->any_name) out << "  every name (no address)\n";
+    for (const aasm::plan::HostPattern& p : plan.egress->allow) out << "  allow " << aasm::plan::host_pattern_text(p) << "\n";
+    for (const aasm::plan::HostPattern& p : plan.egress->deny) out << "  deny " << aasm::plan::host_pattern_text(p) << "\n";
+  }
   if (!plan.pinned.empty()) {
     out << "pinned files (the launcher re-hashes each before anything runs):\n";
     for (const PinnedFile& file : plan.pinned) out << "  " << pinned_text(file) << "\n";
@@ -279,6 +286,17 @@ nlohmann::ordered_json plan_json(const Plan& plan, const aasm::Sha256Digest& dig
   auto& pinned = out["pinned"] = Json::array();
   for (const PinnedFile& file : plan.pinned)
     pinned.push_back({{"path", file.path}, {"sha256", identity_text(file.sha256)}, {"size", file.size}});
+  if (plan.egress) {  // a brokered plan only: other plans' JSON is as it was
+    const auto texts = [](const std::vector<aasm::plan::HostPattern>& patterns) {
+      Json list = Json::array();
+      for (const aasm::plan::HostPattern& p : patterns) list.push_back(aasm::plan::host_pattern_text(p));
+      return list;
+    };
+    out["egress"] = {{"broker", "127.0.0.1:" + std::to_string(aasm::plan::kBrokerPort)},
+                     {"any_name", plan.egress->any_name},
+                     {"allow", texts(plan.egress->allow)},
+                     {"deny", texts(plan.egress->deny)}};
+  }
   if (plan.bwrap) {  // a bwrap plan only: other plans' JSON is as it was
     auto& bwrap = out["bwrap"] = Json::array();
     for (const BwrapArg& arg : plan.bwrap->args) bwrap.push_back(bwrap_arg_text(arg));

@@ -99,12 +99,15 @@ struct PortEntry {
   SourceRef source;
 };
 
-// `none`, `{allow: [...]}` or `{hosts: [...]}`.
+// `none`, `{allow: [...]}` or `{hosts: ...}` (outbound only): host patterns
+// (plan/host_pattern.h) as `{allow: [...], deny: [...]}`, or a list, which
+// is its allow-list. Names are kept as written; the merge reads them.
 struct NetworkRule {
   enum class Kind { kNone, kAllow, kHosts };
   Kind kind = Kind::kNone;
   std::vector<PortEntry> allow;
-  std::vector<NameEntry> hosts;
+  std::optional<std::vector<NameEntry>> hosts;  // kHosts: the patterns allowed; none written: every name
+  std::vector<NameEntry> hosts_deny;            // kHosts: refused whatever allows them
   SourceRef source;
 };
 

@@ -9,6 +9,7 @@
 
 #include "frontend/quantity.h"
 #include "kernel/capabilities.h"
+#include "plan/host_pattern.h"
 #include "plan/namespaces.h"
 #include "tables/errno_names.h"
 
@@ -46,16 +47,6 @@ bool looks_like_credential(llvm::StringRef name, llvm::StringRef value) {
 
 // RFC 1123 host names: dot-separated labels of letters, digits and '-', each
 // 1-63 bytes, not starting or ending with '-'; 253 bytes at most.
-bool is_host_name(llvm::StringRef name) {
-  if (name.empty() || name.size() > 253) return false;
-  llvm::SmallVector<llvm::StringRef, 8> labels;
-  name.split(labels, '.');
-  return std::all_of(labels.begin(), labels.end(), [](llvm::StringRef label) {
-    return !label.empty() && label.size() <= 63 && label.front() != '-' && label.back() != '-' &&
-           std::all_of(label.begin(), label.end(), [](char c) { return std::isalnum(uint8_t(c)) || c == '-'; });
-  });
-}
-
 // In Tier's order.
 constexpr llvm::StringRef kTiers[] = {"org", "team", "agent", "run"};
 
@@ -345,13 +336,7 @@ class DocumentParser {
       seen = true;
       if (key == "hosts") {
         rule.kind = NetworkRule::Kind::kHosts;
-        auto hosts = names(value, where + ".hosts", [&](const YamlNode& item, const std::string& text) {
-          if (is_host_name(text)) return true;
-          error_at(item, where + ".hosts: '" + text + "' is not a host name (letters, digits and '-' in dot-separated labels)",
-                   diag::kBadValue);
-          return false;
-        });
-        if (hosts) rule.hosts = std::move(*hosts);
+        parse_hosts(value, where + ".hosts", rule);
         return;
       }
       rule.kind = NetworkRule::Kind::kAllow;
@@ -361,6 +346,31 @@ class DocumentParser {
     });
     if (!seen) require(false, node, "allow");
     return rule;
+  }
+
+  // `hosts: [patterns]` (the allow-list) or `hosts: {allow: [...], deny: [...]}`.
+  void parse_hosts(const YamlNode& node, const std::string& where, NetworkRule& rule) {
+    const auto patterns = [&](const YamlNode& list, const std::string& key) {
+      return names(list, key, [&](const YamlNode& item, const std::string& text) {
+        auto pattern = aasm::plan::parse_host_pattern(text);
+        if (!pattern) error_at(item, key + ": " + pattern.error().message, diag::kBadValue);
+        return bool(pattern);
+      });
+    };
+    if (node.kind == Kind::kSequence) {
+      rule.hosts = patterns(node, where);
+      if (!rule.hosts) rule.hosts.emplace();
+      return;
+    }
+    if (!expect(node, Kind::kMap, where)) return;
+    bool any = false;
+    for_each_key(node, {"allow", "deny"}, where, [&](const std::string& key, const YamlNode& value) {
+      any = true;
+      auto list = patterns(value, where + "." + key);
+      if (key == "allow") rule.hosts = list ? std::move(*list) : std::vector<NameEntry>{};
+      else if (list) rule.hosts_deny = std::move(*list);
+    });
+    if (!any) require(false, node, "allow");
   }
 
   std::optional<PortEntry> parse_port(const YamlNode& node, const std::string& where, bool udp_permitted) {

@@ -138,9 +138,12 @@ class Printer {
       for (const auto& [port, from] : *rule->tcp_ports) line("  tcp:" + std::to_string(port), from);
       if (rule->udp) line("  udp", *rule->udp);
     }
-    if (rule->hosts) {
-      out_ << name << ": hosts" << (rule->hosts->empty() ? " none\n" : "\n");
-      for (const auto& [host, from] : *rule->hosts) line("  " + host, from);
+    if (rule->brokered) {
+      if (!rule->hosts) line(std::string(name) + ": hosts every name, brokered", *rule->brokered);
+      else out_ << name << ": hosts, brokered" << (rule->hosts->empty() ? ": none\n" : "\n");
+      if (rule->hosts)
+        for (const auto& [host, from] : *rule->hosts) line("  " + host, from);
+      for (const auto& [host, from] : rule->hosts_denied) line("  deny " + host, from);
     }
   }
 

@@ -70,7 +70,11 @@ struct NetworkRuleIR {
   bool none = false;
   std::optional<std::map<uint16_t, SourceRef>> tcp_ports;  // only these TCP ports
   std::optional<SourceRef> udp;                           // with tcp_ports: datagram sockets permitted
-  std::optional<std::map<std::string, SourceRef>> hosts;  // only these host names
+  // Host names, brokered (docs/egress.md): patterns in their canonical
+  // spelling (plan/host_pattern.h). `brokered`: the first `hosts` written.
+  std::optional<SourceRef> brokered;
+  std::optional<std::map<std::string, SourceRef>> hosts;  // only these; none written: every name
+  std::map<std::string, SourceRef> hosts_denied;          // refused whatever allows them
   SourceRef from;                                         // the setting that decided `none`
 };
 

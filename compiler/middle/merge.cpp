@@ -1,5 +1,6 @@
 #include "middle/merge.h"
 
+#include "plan/host_pattern.h"
 #include "plan/namespaces.h"
 
 #include <algorithm>
@@ -124,6 +125,32 @@ FilesystemIR merge_filesystem(const std::vector<const PolicyDocument*>& docs) {
   return fs;
 }
 
+// Host patterns as the parser checked them, by their canonical spelling.
+std::map<std::string, SourceRef> canonical_hosts(const std::vector<NameEntry>& names) {
+  std::map<std::string, SourceRef> out;
+  for (const NameEntry& name : names)
+    out.emplace(aasm::plan::host_pattern_text(*aasm::plan::parse_host_pattern(name.name)), name.source);
+  return out;
+}
+
+// Two allow-lists of host patterns meet pattern by pattern: what both allow
+// (`*.example.com` and `api.example.com` give `api.example.com`), from the
+// narrower of the two.
+void meet_hosts(std::optional<std::map<std::string, SourceRef>>& merged, std::map<std::string, SourceRef> next) {
+  if (!merged) {
+    merged = std::move(next);
+    return;
+  }
+  std::map<std::string, SourceRef> out;
+  for (const auto& [a_text, a_from] : *merged)
+    for (const auto& [b_text, b_from] : next) {
+      const aasm::plan::HostPattern a = *aasm::plan::parse_host_pattern(a_text);
+      const std::optional<aasm::plan::HostPattern> both = aasm::plan::meet(a, *aasm::plan::parse_host_pattern(b_text));
+      if (both) out.emplace(aasm::plan::host_pattern_text(*both), *both == a ? a_from : b_from);
+    }
+  merged = std::move(out);
+}
+
 std::optional<NetworkRuleIR> merge_direction(const std::vector<const PolicyDocument*>& docs,
                                              std::optional<NetworkRule> NetworkNode::*direction) {
   std::optional<NetworkRuleIR> merged;
@@ -147,9 +174,10 @@ std::optional<NetworkRuleIR> merge_direction(const std::vector<const PolicyDocum
       if (this_udp) udp = this_udp;
       meet_keys(merged->tcp_ports, std::move(ports));
     } else {
-      std::map<std::string, SourceRef> hosts;
-      for (const NameEntry& host : rule.hosts) hosts.emplace(host.name, host.source);
-      meet_keys(merged->hosts, std::move(hosts));
+      if (!merged->brokered) merged->brokered = rule.source;
+      if (rule.hosts) meet_hosts(merged->hosts, canonical_hosts(*rule.hosts));
+      for (const NameEntry& host : rule.hosts_deny)
+        merged->hosts_denied.emplace(aasm::plan::host_pattern_text(*aasm::plan::parse_host_pattern(host.name)), host.source);
     }
   }
   if (merged && merged->tcp_ports && all_allow_lists_have_udp) merged->udp = udp;

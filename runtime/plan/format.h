@@ -29,6 +29,7 @@ inline constexpr size_t kMaxViewTrees = 4096;
 inline constexpr size_t kMaxPinnedFiles = 4096;
 inline constexpr size_t kMaxBwrapArgs = 16384;
 inline constexpr size_t kMaxLowerings = 16;
+inline constexpr size_t kMaxEgressPatterns = 4096;
 
 enum class SectionType : uint32_t {
   kMeta = 1,             // key/value strings: compiler version, sources
@@ -42,6 +43,7 @@ enum class SectionType : uint32_t {
   kCallTables = 9,       // each non-x86_64 target's call names (for the denial report)
   kBwrap = 10,           // the bubblewrap argument vector the launcher runs the command under (--backend bwrap)
   kLowerings = 11,       // several backends' lowerings, the launcher takes the first the host can run (--backend auto)
+  kEgress = 12,          // the host names the launcher's broker lets the command reach (network.outbound.hosts)
 };
 
 // Section flag bits. A reader refuses an unknown section with the critical

@@ -13,6 +13,7 @@
 #include "base/result.h"
 #include "crypto/sha256.h"
 #include "plan/format.h"
+#include "plan/host_pattern.h"
 #include "plan/namespaces.h"
 
 namespace aasm::plan {
@@ -218,6 +219,19 @@ struct Lowering {
   bool operator==(const Lowering&) const = default;
 };
 
+// network.outbound.hosts (docs/egress.md): the command runs in a network
+// namespace of its own (the process section lists `net`), with loopback
+// only, and reaches other hosts through the launcher's broker, which listens
+// at 127.0.0.1:kBrokerPort there and connects from the host's namespace to
+// what `allow` matches and `deny` does not.
+inline constexpr uint16_t kBrokerPort = 3128;
+struct Egress {
+  bool any_name = false;            // no allow-list: every name (an address only where listed) but the denied
+  std::vector<HostPattern> allow;   // sorted, unique
+  std::vector<HostPattern> deny;    // sorted, unique
+  bool operator==(const Egress&) const = default;
+};
+
 // Where the plan's decisions came from, for the end-of-run denial report,
 // which names the policy line behind a refusal and the edit that would allow
 // it without the sources (docs/plan-format.md, section 7). Descriptive: a
@@ -297,6 +311,7 @@ struct Plan {
   std::vector<PinnedFile> pinned;        // sorted by path, unique; no section when empty
   std::optional<Bwrap> bwrap;            // --backend bwrap: the launcher runs the command under bwrap
   std::vector<Lowering> lowerings;       // several backends' (in the order to try); none: the plan is its one lowering
+  std::optional<Egress> egress;          // network.outbound.hosts: brokered
   bool operator==(const Plan&) const = default;
 };
 

@@ -57,7 +57,7 @@ bool is_normalized(const std::string& path) {
 }
 
 bool is_known(uint32_t type) {
-  return type >= uint32_t(SectionType::kMeta) && type <= uint32_t(SectionType::kLowerings);
+  return type >= uint32_t(SectionType::kMeta) && type <= uint32_t(SectionType::kEgress);
 }
 
 const char* section_name(uint32_t type) {
@@ -73,6 +73,7 @@ const char* section_name(uint32_t type) {
     case SectionType::kCallTables: return "call-tables";
     case SectionType::kBwrap: return "bwrap";
     case SectionType::kLowerings: return "lowerings";
+    case SectionType::kEgress: return "egress";
   }
   return "unknown";
 }
@@ -362,6 +363,42 @@ Status decode_pinned(ByteReader& r, Plan& plan) {
   return Ok{};
 }
 
+// Host patterns as the egress section lays them out: each one
+// parse_host_pattern reads back to itself, sorted and unique.
+Status read_patterns(ByteReader& r, const char* list, std::vector<HostPattern>& out) {
+  const uint32_t count = r.u32();
+  if (!r.ok()) return truncated("egress");
+  if (count > kMaxEgressPatterns) return fault(std::string("egress section's ") + list + " list has too many patterns");
+  for (uint32_t i = 0; i < count; ++i) {
+    HostPattern pattern;
+    const uint8_t kind = r.u8();
+    pattern.port = r.u16();
+    pattern.host = r.str16();
+    if (!r.ok()) return truncated("egress");
+    const std::string where = std::string("egress ") + list + " pattern " + std::to_string(i);
+    if (kind > uint8_t(HostPattern::Kind::kAddress)) return fault(where + " has an unknown kind " + std::to_string(kind));
+    pattern.kind = HostPattern::Kind(kind);
+    const Result<HostPattern> read_back = parse_host_pattern(host_pattern_text(pattern));
+    if (!read_back || *read_back != pattern) return fault(where + " is not a host pattern in its canonical spelling");
+    if (!out.empty() && !(out.back() < pattern)) return fault(where + " is out of order or repeats a pattern");
+    out.push_back(std::move(pattern));
+  }
+  return Ok{};
+}
+
+Status decode_egress(ByteReader& r, Plan& plan) {
+  if (plan.egress) return fault("two egress sections");
+  Egress egress;
+  const uint8_t any_name = r.u8();
+  if (!r.ok()) return truncated("egress");
+  if (any_name > 1) return fault("egress section's any-name flag is " + std::to_string(any_name) + ", not 0 or 1");
+  egress.any_name = any_name == 1;
+  if (Status s = read_patterns(r, "allow", egress.allow); !s) return s;
+  if (Status s = read_patterns(r, "deny", egress.deny); !s) return s;
+  plan.egress = std::move(egress);
+  return Ok{};
+}
+
 // A bwrap argument vector, as the bwrap section and a lowering lay it out.
 Status read_bwrap(ByteReader& r, const char* section, Bwrap& bwrap) {
   const uint32_t count = r.u32();
@@ -638,6 +675,7 @@ Status decode_section(const SectionEntry& e, std::span<const uint8_t> body, Plan
     case SectionType::kCallTables: status = decode_call_tables(r, plan); break;
     case SectionType::kBwrap: status = decode_bwrap(r, plan); break;
     case SectionType::kLowerings: status = decode_lowerings(r, plan); break;
+    case SectionType::kEgress: status = decode_egress(r, plan); break;
   }
   if (!status) return status;
   if (!r.ok()) return fault(std::string(section_name(e.type)) + " section is shorter than its contents");
@@ -779,7 +817,8 @@ Result<Plan> decode_plan(std::span<const uint8_t> bytes, Decode what) {
                                   SectionType(e.type) == SectionType::kFilesystemView ||
                                   SectionType(e.type) == SectionType::kPinned ||
                                   SectionType(e.type) == SectionType::kBwrap ||
-                                  SectionType(e.type) == SectionType::kLowerings;
+                                  SectionType(e.type) == SectionType::kLowerings ||
+                                  SectionType(e.type) == SectionType::kEgress;
     if (critical_by_type && !(e.flags & kSectionCritical))
       return fault(std::string(section_name(e.type)) + " section is not marked critical");
     if (what == Decode::kDeferProvenance &&
@@ -793,6 +832,9 @@ Result<Plan> decode_plan(std::span<const uint8_t> bytes, Decode what) {
   // lowering says what taking it adds (plan.h, apply_lowering).
   if (!plan.lowerings.empty() && (plan.bwrap || !meta_value(plan, "backend").empty()))
     return fault("a plan with a lowerings section has a backend of its own");
+  if (plan.egress && plan.bwrap) return fault("a bwrap plan has an egress section: bwrap cannot carry the broker");
+  if (plan.egress && !(namespaces_of(plan) & kNamespaceNet))
+    return fault("the egress section needs the command's own network namespace, which the process section does not ask for");
   constexpr uint32_t kViewNamespaces = kNamespaceMount | kNamespacePid;
   if (plan.view && (namespaces_of(plan) & kViewNamespaces) != kViewNamespaces)
     return fault("the filesystem view needs the mount and PID namespaces, which the process section does not ask for");

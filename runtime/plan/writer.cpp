@@ -116,6 +116,23 @@ std::vector<uint8_t> encode_pinned(const std::vector<PinnedFile>& pinned) {
   return std::move(w.bytes());
 }
 
+void write_patterns(ByteWriter& w, const std::vector<HostPattern>& patterns) {
+  w.u32(uint32_t(patterns.size()));
+  for (const HostPattern& pattern : patterns) {
+    w.u8(uint8_t(pattern.kind));
+    w.u16(pattern.port);
+    w.str16(pattern.host);
+  }
+}
+
+std::vector<uint8_t> encode_egress(const Egress& egress) {
+  ByteWriter w;
+  w.u8(egress.any_name ? 1 : 0);
+  write_patterns(w, egress.allow);
+  write_patterns(w, egress.deny);
+  return std::move(w.bytes());
+}
+
 void write_bwrap(ByteWriter& w, const Bwrap& bwrap) {
   w.u32(uint32_t(bwrap.args.size()));
   for (const BwrapArg& arg : bwrap.args) {
@@ -225,6 +242,8 @@ std::vector<Section> sections_of(const Plan& plan) {
   // Critical: a launcher that skipped it would run a candidate the plan may not list, and report no choice.
   if (!plan.lowerings.empty())
     sections.push_back({SectionType::kLowerings, kSectionCritical, encode_lowerings(plan.lowerings)});
+  // Critical: a launcher that skipped it would give the command no way out, or, worse, its own.
+  if (plan.egress) sections.push_back({SectionType::kEgress, kSectionCritical, encode_egress(*plan.egress)});
   sections.push_back({SectionType::kSyscallManifest, 0, encode_manifest(plan)});
   if (plan.provenance) sections.push_back({SectionType::kProvenance, 0, encode_provenance(*plan.provenance)});
   // After the provenance it belongs to; a section of its own, so that a
@@ -298,6 +317,8 @@ Status check_encodable(const Plan& plan) {
   }
   for (const PinnedFile& file : plan.pinned)
     if (file.path.size() > kMaxPathBytes) return too_large("a pinned path is longer than PATH_MAX");
+  if (plan.egress && (plan.egress->allow.size() > kMaxEgressPatterns || plan.egress->deny.size() > kMaxEgressPatterns))
+    return too_large("more than " + std::to_string(kMaxEgressPatterns) + " host patterns");
   if (plan.syscalls.size() > kMaxListEntries) return too_large("too many syscall manifest entries");
   for (const SyscallEntry& entry : plan.syscalls)
     if (entry.name.size() > kMaxStringBytes) return too_large("a syscall name is too long");

@@ -11,6 +11,7 @@
 
 #include "base/path_tree.h"
 #include "kernel/arch.h"
+#include "plan/host_pattern.h"
 #include "kernel/landlock_uapi.h"
 #include "supervisor/landlock_audit.h"
 
@@ -92,12 +93,13 @@ class Join {
       : d_(denial), plan_(plan), context_(context), p_(*plan.provenance) {}
 
   Explanation run() {
-    out_.path = d_.path.empty() ? "" : as_template(d_.path, context_);
+    out_.path = d_.path.empty() || d_.layer == Layer::kBroker ? d_.path : as_template(d_.path, context_);
     switch (d_.layer) {
       case Layer::kSeccomp: seccomp(); break;
       case Layer::kLandlockFs: filesystem(); break;
       case Layer::kLandlockNet: network(); break;
       case Layer::kLandlockScope: scope(); break;
+      case Layer::kBroker: broker(); break;
     }
     if (out_.policy.empty() && out_.note.empty())
       out_.note = "no document of the plan refuses it: a rule skipped as optional here, or a mechanism outside "
@@ -200,6 +202,24 @@ class Join {
       else if (e->value != "allow") refused_by(*e, node, "set", "{allow: [" + port + "]}", widens);
     }
     capability_denials(bind ? ControlDomain::kNetworkBind : ControlDomain::kNetworkOutbound, widens);
+  }
+
+  // A host the broker refused: each document whose allow-list does not list
+  // it (`hosts` written as a list or as hosts.allow), and each deny entry of it.
+  void broker() {
+    const std::string host = d_.port == 80 || d_.port == 443 ? d_.path : d_.path + ":" + std::to_string(d_.port);
+    const std::string widens = "the network: " + host;
+    const Result<plan::HostRequest> request = plan::parse_host_request(host, d_.port);
+    const auto matches = [&](const ProvenanceEntry& e) {
+      const Result<plan::HostPattern> pattern = plan::parse_host_pattern(e.item);
+      return request && pattern && plan::host_matches(*pattern, *request);
+    };
+    for (const ProvenanceEntry* e : find([&](const ProvenanceEntry& e) { return e.key == "network.outbound.hosts.deny" && matches(e); }))
+      refused_by(*e, e->key, "remove", e->item, widens);
+    for (const ProvenanceEntry* list : find([](const ProvenanceEntry& e) { return e.key == "network.outbound.hosts.allow" && e.item.empty(); }))
+      if (find([&](const ProvenanceEntry& e) { return e.source == list->source && e.key == list->key && matches(e); }).empty())
+        refused_by(*list, list->key, "add", host, widens);
+    capability_denials(ControlDomain::kNetworkOutbound, widens);
   }
 
   void scope() {
@@ -320,6 +340,7 @@ std::string describe(const Denial& d, const Explanation& e) {
     return text;
   }
   for (const std::string& right : e.rights) text += (text.empty() ? "" : ",") + right;
+  if (d.layer == Layer::kBroker) return "broker refused " + d.path + ":" + std::to_string(d.port) + " -> HTTP 403";
   if (d.layer == Layer::kLandlockNet) text += " port " + std::to_string(d.port);
   if (!e.path.empty()) text += " " + e.path;
   return d.error ? text + " -> " + errno_name(d.error) : text;
@@ -452,6 +473,7 @@ const char* layer_name(Layer layer) {
     case Layer::kLandlockFs: return "landlock_fs";
     case Layer::kLandlockNet: return "landlock_net";
     case Layer::kLandlockScope: return "landlock_scope";
+    case Layer::kBroker: return "broker";
   }
   return "unknown";
 }
@@ -463,6 +485,7 @@ const char* witness_name(Witness witness) {
     case Witness::kExitStatus: return "exit_status";
     case Witness::kTracer: return "tracer";
     case Witness::kLauncher: return "launcher";
+    case Witness::kBroker: return "broker";
   }
   return "unknown";
 }

@@ -26,6 +26,7 @@ enum class Layer : uint8_t {
   kLandlockFs,     // a Landlock filesystem right
   kLandlockNet,    // a Landlock network right (TCP bind/connect port)
   kLandlockScope,  // a Landlock scope (abstract unix socket, signal)
+  kBroker,         // the egress broker refused a host (network.outbound.hosts): `path` the host, `port` its port
 };
 
 // How the denial became known: the report says which, since some are
@@ -36,6 +37,7 @@ enum class Witness : uint8_t {
   kExitStatus,     // inferred from the command's SIGSYS exit status, nothing more known
   kTracer,         // the opt-in --explain tracer saw the failing call return
   kLauncher,       // the launcher's own execve of the command failed (supervisor/exec_refusal.h)
+  kBroker,         // the egress broker answered the request 403 itself (supervisor/egress_broker.h)
 };
 
 struct Denial {

@@ -34,4 +34,12 @@ std::vector<std::string> build_environment(const plan::ProcessSettings* settings
   return out;
 }
 
+void point_at_broker(std::vector<std::string>& environment,
+                     const std::vector<std::pair<std::string, std::string>>& variables) {
+  for (const auto& [name, value] : variables) {
+    std::erase_if(environment, [&](const std::string& v) { return v.starts_with(name + "="); });
+    environment.push_back(name + "=" + value);
+  }
+}
+
 }  // namespace aasm

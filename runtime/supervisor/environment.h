@@ -14,4 +14,9 @@ namespace aasm {
 // LD_* variables, which would run code in the command before main().
 std::vector<std::string> build_environment(const plan::ProcessSettings* settings, char** launcher_environment);
 
+// Sets each of `variables` in `environment`, in place of any value it had
+// (the broker's proxy variables win over the launcher's own).
+void point_at_broker(std::vector<std::string>& environment,
+                     const std::vector<std::pair<std::string, std::string>>& variables);
+
 }  // namespace aasm

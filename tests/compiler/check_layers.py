@@ -8,8 +8,10 @@ plan type (the backend maps their enums to the plan's); the frontend may take
 the plan format's limits (plan/format.h), as the tables take its
 architecture constants, and the vocabulary tables the launcher shares
 (plan/controls.def for the domains, plan/namespaces.h for the namespaces,
-which the middle reads too where the view implies namespaces), which hold
-names, not plan types. Fails naming each include that breaks a rule.
+which the middle reads too where the view implies namespaces; and
+plan/host_pattern.h, the one definition of a host pattern, which the
+frontend checks, the middle meets and the launcher's broker matches), which
+hold names, not plan types. Fails naming each include that breaks a rule.
 
 usage: check_layers.py [SOURCE_ROOT]   (default: AASM_SOURCE_ROOT or the checkout)
 """
@@ -22,8 +24,8 @@ ALLOWED = {
     "support": {"support"},
     "tables": {"tables", "plan/format.h"},
     "frontend": {"frontend", "support", "tables", "crypto", "kernel", "plan/format.h", "plan/controls.def",
-                 "plan/namespaces.h"},
-    "middle": {"middle", "frontend", "support", "tables", "crypto", "plan/namespaces.h"},
+                 "plan/namespaces.h", "plan/host_pattern.h"},
+    "middle": {"middle", "frontend", "support", "tables", "crypto", "plan/namespaces.h", "plan/host_pattern.h"},
     # aasm_version.h: meson's project version, configured (runtime/base/version.h.in), for compiler.version;
     # base/path_tree.h: when a path lies in a tree, decided once for the view's lowering and the launcher.
     "backend": {"backend", "middle", "frontend", "support", "tables", "crypto", "kernel", "plan", "aasm_version.h",

@@ -6,8 +6,10 @@
 #include <random>
 
 #include "frontend/quantity.h"
+#include "backend/egress_lowering.h"
 #include "middle/build_ir.h"
 #include "middle/resolve_syscalls.h"
+#include "supervisor/egress_broker.h"
 
 namespace aasmc {
 namespace {
@@ -22,6 +24,11 @@ const char* const kEnvProbes[] = {"PATH", "HOME", "LC_ALL", "LC_CTYPE", "LANG", 
 const char* const kNamespaces[] = {"pid", "ipc", "uts", "net"};
 const char* const kCaps[] = {"CAP_NET_BIND_SERVICE", "CAP_CHOWN", "CAP_KILL"};
 const uint16_t kPorts[] = {80, 443, 8080};
+// Patterns that nest (*.example.com over a.example.com), differ by port, and an address.
+const char* const kHostPatterns[] = {"a.example.com", "*.example.com", "*.b.example.com", "a.example.com:8443",
+                                     "192.0.2.1", "other.test"};
+const char* const kHostProbes[] = {"a.example.com:443", "a.example.com:8443", "x.b.example.com:80", "example.com:443",
+                                   "192.0.2.1:443", "other.test:443", "a.example.com:22"};
 const char* const kPins[] = {"/a/b/tool", "/a/c", "/d/lib.so"};
 
 PathTemplate path(const char* text) {
@@ -110,8 +117,13 @@ class RandomPolicy {
         if (coin()) rule.allow.push_back({PortEntry::Protocol::kTcp, port, ref(index)});
       if (outbound && coin()) rule.allow.push_back({PortEntry::Protocol::kUdp, 0, ref(index)});
     } else if (rule.kind == NetworkRule::Kind::kHosts) {
-      for (const char* host : {"a.example", "b.example"})
-        if (coin()) rule.hosts.push_back({host, ref(index)});
+      if (coin()) {
+        rule.hosts.emplace();
+        for (const char* host : kHostPatterns)
+          if (coin()) rule.hosts->push_back({host, ref(index)});
+      }
+      for (const char* host : kHostPatterns)
+        if (coin() && coin()) rule.hosts_deny.push_back({host, ref(index)});
     }
     return rule;
   }
@@ -199,9 +211,15 @@ void check_no_wider(const PolicyIR& merged, const std::optional<SyscallIR>& merg
       for (const auto& [port, from] : *m->tcp_ports) CHECK(o->tcp_ports->count(port));
       if (m->udp) CHECK(o->udp);
     }
-    if (o->hosts) {
-      REQUIRE(m->hosts);
-      for (const auto& [host, from] : *m->hosts) CHECK(o->hosts->count(host));
+    // A host the merge's broker lets through, every document's lets through.
+    if (o->brokered) {
+      REQUIRE(m->brokered);
+      const aasm::plan::Egress merged_rules = *lower_egress(merged.network), one_rules = *lower_egress(one.network);
+      for (const char* probe : kHostProbes) {
+        INFO("host ", probe);
+        const auto request = *aasm::plan::parse_host_request(probe, 443);
+        CHECK((!aasm::egress::decide(merged_rules, request).allowed || aasm::egress::decide(one_rules, request).allowed));
+      }
     }
   }
   // A pin only refuses more: every document's pins stay.

@@ -1,0 +1,93 @@
+// The broker of network.outbound.hosts (docs/egress.md): the command runs in
+// a network namespace of its own with loopback only, where the child made
+// the broker's listening socket (127.0.0.1:kBrokerPort) before it confined
+// itself; the supervisor serves that socket from the host's namespace. It
+// speaks HTTP CONNECT and plain HTTP proxying, resolves names itself, and
+// connects only where the plan's patterns allow: one client connection, one
+// upstream connection, to the one checked host, so nothing sent on it can
+// reach a second host. It holds no other privilege than the supervisor's
+// place on the host's network; it parses only a request's head (at most
+// kMaxHead bytes), and relays the rest as bytes.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <tuple>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "base/result.h"
+#include "plan/plan.h"
+
+namespace aasm::egress {
+
+inline constexpr size_t kMaxHead = 16 * 1024;
+
+// The broker's verdict on one request, before any name is resolved.
+struct Verdict {
+  bool allowed = false;
+  bool by_exact_pattern = false;  // a name or an address written out, not a *.suffix
+  std::string why;                // the refusal: what the request is, and which list refused it
+};
+Verdict decide(const plan::Egress& rules, const plan::HostRequest& request);
+
+// The variables that point the command's HTTP clients at the broker, upper
+// and lower case (curl reads only lowercase http_proxy), and NO_PROXY for
+// its own loopback, where nothing of the host's is.
+std::vector<std::pair<std::string, std::string>> proxy_environment();
+
+// What the broker did for one host and port, for the report and the receipt.
+struct HostTally {
+  std::string host;  // as the client named it, canonical (plan/host_pattern.h)
+  uint16_t port = 0;
+  bool allowed = false;
+  std::string why;   // refused: why; allowed and failed: the last failure ("" when every connection went through)
+  uint64_t connections = 0, bytes_sent = 0, bytes_received = 0;
+};
+
+class Broker {
+ public:
+  // Serves `listen_fd` (taken over; closed by stop) on threads of its own.
+  static Result<std::unique_ptr<Broker>> start(int listen_fd, plan::Egress rules);
+  ~Broker();
+  Broker(const Broker&) = delete;
+  Broker& operator=(const Broker&) = delete;
+
+  // No new connection; every open one is shut down; returns once every
+  // thread has ended. The command's end calls it: nothing is left open.
+  void stop();
+  // Sorted by (allowed, host, port): refused ones first.
+  std::vector<HostTally> tallies() const;
+
+ private:
+  Broker(int listen_fd, int wake_fd, plan::Egress rules);
+  void accept_loop();
+  void serve(int client);
+  void tally(const plan::HostRequest& request, bool allowed, const std::string& why, uint64_t sent, uint64_t received,
+             bool connected);
+  bool track(int fd);
+  void untrack(int fd);
+
+  const int listen_fd_;
+  const int wake_fd_;  // an eventfd: stop() wakes the acceptor with it
+  const plan::Egress rules_;
+  std::thread acceptor_;
+  mutable std::mutex mutex_;
+  std::condition_variable ended_;
+  bool stopping_ = false;
+  size_t serving_ = 0;
+  std::set<int> open_;  // every socket of a connection being served, to shut down at stop
+  std::map<std::tuple<bool, std::string, uint16_t>, HostTally> tallies_;
+};
+
+}  // namespace aasm::egress
