@@ -11,7 +11,8 @@ exactly the expected files (the programs, the profiles, the schema, the man
 pages, the completions; no test), the programs stripped, `aasm-launch doctor`,
 the installed aasmc compiling an installed profile into a plan the installed
 aasm-launch runs a real command under (an allowed read gives the file's bytes,
-a write outside the profile's trees is refused), the man pages (every option
+a write outside the profile's trees is refused; `--profile coding-agent`
+finding the installed aasmc and profile beside the launcher), the man pages (every option
 of --help in its page, every node of schemas/policy.schema.json in
 aasm-policy(5), no groff warning) and the completions (every command
 and option of --help, the installed profiles). man and completions are those
