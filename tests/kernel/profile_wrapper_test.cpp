@@ -174,7 +174,7 @@ TEST_CASE("--profile: a changed profile is another cache entry, compiled anew") 
   CHECK(exists(plan));  // the old entry is left as it was
 }
 
-TEST_CASE("--profile: an unknown name lists the shipped ones, a path is refused, a cache others may write is refused") {
+TEST_CASE("--profile: an unknown name lists the shipped ones, a path is refused, a missing compiler and a cache others may write are refused") {
   World w(0);
   const Run unknown = w.profile("no-such-profile", {"write", w.ws + "/x"});
   CHECK(unknown.exit_code == 125);
@@ -188,6 +188,11 @@ TEST_CASE("--profile: an unknown name lists the shipped ones, a path is refused,
     CHECK(contains(given_path.err, "--profile takes the name of a shipped profile ("));
     CHECK(contains(given_path.err, "not a path; compile a policy of your own with `aasmc compile FILE -o PLAN` and give PLAN"));
   }
+
+  const Run no_compiler = w.profile("coding-agent", {"write", w.ws + "/x"}, {"AASMC=" + w.base / "no-aasmc"});
+  CHECK(no_compiler.exit_code == 125);
+  CHECK(contains(no_compiler.err, "aasm-launch: error: profile coding-agent: cannot run the compiler '" + w.base / "no-aasmc" +
+                                      "': No such file or directory; install aasmc beside aasm-launch, or set AASMC to its absolute path"));
 
   const Run both = w.wrapped({"--profile", "coding-agent", "plan.bin"}, {"write", w.ws + "/x"});
   CHECK(both.exit_code == 125);
