@@ -16,6 +16,16 @@ _aasm_profiles() {
   return 0
 }
 
+# Their names, for aasm-launch --profile NAME (a name, not a path).
+_aasm_profile_names() {
+  local IFS=$'\n' profile names=
+  for profile in $(_aasm_profiles); do
+    profile=${profile##*/}
+    names+=" ${profile%.yaml}"
+  done
+  _aasm_words "$names"
+}
+
 # Adds the words of $1 that start with the current word to COMPREPLY.
 _aasm_words() {
   local IFS=$' \t\n'
@@ -137,11 +147,12 @@ _aasm_launch() {
   case $prev in
     --receipt | --receipt-key-file | --bwrap) _aasm_files; return ;;
     --backend) _aasm_words "native bwrap"; return ;;
+    --profile) _aasm_profile_names; return ;;
     --receipt-fd | --expect-digest) return ;;
   esac
   _aasm_equals_value --denials "summary full off" && return
   if [[ $cur == -* ]]; then
-    _aasm_words "--expect-digest --receipt --receipt-fd --receipt-key-file --explain --denials= --backend --bwrap --dry-run --json -- --version --help"
+    _aasm_words "--expect-digest --receipt --receipt-fd --receipt-key-file --explain --denials= --backend --bwrap --profile --dry-run --json -- --version --help"
     [[ ${COMPREPLY[*]} == *= ]] && _aasm_compopt -o nospace
     return
   fi

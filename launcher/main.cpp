@@ -11,14 +11,16 @@
 #include "dry_run.h"
 #include "launch.h"
 #include "plan/plan.h"
+#include "profile_plan.h"
 
 namespace {
 
 constexpr const char* kUsage =
     "usage: aasm-launch [--expect-digest [sha256:]HEX] [--receipt FILE | --receipt-fd N]\n"
     "                   [--receipt-key-file KEY] [--explain] [--denials=summary|full|off]\n"
-    "                   [--backend NAME] [--bwrap PATH] PLAN -- COMMAND [ARG...]\n"
-    "       aasm-launch --dry-run [--json] [--expect-digest [sha256:]HEX] [--backend NAME] PLAN\n"
+    "                   [--backend NAME] [--bwrap PATH] (PLAN | --profile NAME) -- COMMAND [ARG...]\n"
+    "       aasm-launch --dry-run [--json] [--expect-digest [sha256:]HEX] [--backend NAME]\n"
+    "                   (PLAN | --profile NAME)\n"
     "       aasm-launch doctor [--json] [--plan PLAN]\n"
     "       aasm-launch --version\n"
     "\n"
@@ -40,6 +42,9 @@ constexpr const char* kUsage =
     "--backend: run the plan under the backend NAME only (native, bwrap), or\n"
     "refuse; without it, a plan compiled with several backends (aasmc compile\n"
     "--backend auto) runs under the first this host can run, in the plan's order.\n"
+    "--profile: a shipped profile by name (coding-agent, ...) instead of PLAN,\n"
+    "compiled by the aasmc beside aasm-launch into ~/.cache/aasm/plans (once per\n"
+    "profile and compiler version); the plan's digest is printed on stderr.\n"
     "--bwrap: the bubblewrap a plan compiled with --backend bwrap runs under\n"
     "(default /usr/bin/bwrap; probed before the command runs).\n"
     "Exit status: the command's own; 124 the wall-clock deadline passed;\n"
@@ -88,6 +93,7 @@ int main(int argc, char** argv) {
   aasm::LaunchRequest request;
   bool dry = false;
   bool json = false;
+  std::optional<std::string> profile;
   int i = 1;
   for (; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -122,6 +128,12 @@ int main(int argc, char** argv) {
       const char* value = take_value(argc, argv, i);
       if (!value) return usage_error("--backend needs NAME (native, bwrap)");
       request.backend = value;
+      continue;
+    }
+    if (arg == "--profile") {
+      const char* value = take_value(argc, argv, i);
+      if (!value) return usage_error("--profile needs NAME (a shipped profile: coding-agent, ...)");
+      profile = value;
       continue;
     }
     if (arg == "--bwrap") {
@@ -166,17 +178,29 @@ int main(int argc, char** argv) {
       return usage_error("unexpected argument '" + arg + "' (put the command after --)");
     }
   }
-  if (request.plan_path.empty()) return usage_error("no plan given");
+  if (profile && !request.plan_path.empty()) return usage_error("give PLAN or --profile NAME, not both");
+  if (!profile && request.plan_path.empty()) return usage_error("no plan given (PLAN or --profile NAME)");
   if (request.receipt_path && request.receipt_fd) return usage_error("give --receipt or --receipt-fd, not both");
   if (request.receipt_key_file && !request.receipt_path && !request.receipt_fd)
     return usage_error("--receipt-key-file keys a receipt: give --receipt or --receipt-fd too");
-  if (dry) {
-    if (i < argc) return usage_error("--dry-run runs nothing: give no command");
-    return aasm::dry_run(request, json);
+  if (dry && i < argc) return usage_error("--dry-run runs nothing: give no command");
+  if (!dry && json) return usage_error("--json is for --dry-run and doctor (a launch's JSON is its --receipt)");
+  if (!dry && i >= argc) return usage_error("no command given: use `aasm-launch PLAN -- COMMAND [ARG...]`");
+  if (!dry) {
+    for (++i; i < argc; ++i) request.command.emplace_back(argv[i]);
+    if (request.command.empty()) return usage_error("no command after --");
   }
-  if (json) return usage_error("--json is for --dry-run and doctor (a launch's JSON is its --receipt)");
-  if (i >= argc) return usage_error("no command given: use `aasm-launch PLAN -- COMMAND [ARG...]`");
-  for (++i; i < argc; ++i) request.command.emplace_back(argv[i]);
-  if (request.command.empty()) return usage_error("no command after --");
+  if (profile) {
+    // Before the launch path, which then loads the cached plan as any PLAN,
+    // pinned to the identity just verified (a swap in between is refused).
+    const auto cached = aasm::profile_plan(*profile);
+    if (!cached) {
+      std::fprintf(stderr, "aasm-launch: error: %s\n", cached.error().message.c_str());
+      return aasm::exit_code::kLauncherError;
+    }
+    request.plan_path = cached->path;
+    if (!request.expect_digest) request.expect_digest = cached->identity;
+  }
+  if (dry) return aasm::dry_run(request, json);
   return aasm::launch(request);
 }

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "base/directories.h"
 #include "crypto/hmac.h"
 
 namespace aasm {
@@ -42,20 +43,11 @@ Result<std::vector<uint8_t>> read_key(const std::string& path) {
   return bytes;
 }
 
-Status make_directories(const std::string& path) {
-  for (size_t at = 1; at != std::string::npos; at = path.find('/', at + 1)) {
-    const std::string prefix = path.substr(0, at);
-    if (::mkdir(prefix.c_str(), 0700) != 0 && errno != EEXIST) return key_error(path, std::strerror(errno));
-  }
-  if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) return key_error(path, std::strerror(errno));
-  return Ok{};
-}
-
 // 32 random bytes in a new file beside `path`, linked into place: a key
 // another launch made first wins, and no reader sees half a key.
 Status create_key(const std::string& path) {
   const std::string directory = path.substr(0, path.rfind('/'));
-  if (Status made = make_directories(directory); !made) return made;
+  if (Status made = make_private_directories(directory); !made) return key_error(path, made.error().message);
   uint8_t key[kKeyBytes];
   if (::getrandom(key, sizeof key, 0) != ssize_t(sizeof key)) return key_error(path, std::strerror(errno));
   std::string temp = path + ".tmp.XXXXXX";

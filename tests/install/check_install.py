@@ -11,7 +11,8 @@ exactly the expected files (the programs, the profiles, the schema, the man
 pages, the completions; no test), the programs stripped, `aasm-launch doctor`,
 the installed aasmc compiling an installed profile into a plan the installed
 aasm-launch runs a real command under (an allowed read gives the file's bytes,
-a write outside the profile's trees is refused), the man pages (every option
+a write outside the profile's trees is refused; `--profile coding-agent`
+finding the installed aasmc and profile beside the launcher), the man pages (every option
 of --help in its page, every node of schemas/policy.schema.json in
 aasm-policy(5), no groff warning) and the completions (every command
 and option of --help, the installed profiles). man and completions are those
@@ -135,6 +136,10 @@ def check_completions(script, aasmc, launch, profiles=None):
         for profile in glob.glob(os.path.join(profiles, '*.yaml')):
             if os.path.realpath(profile) not in {os.path.realpath(o) for o in offered}:
                 fail(f'aasmc compile: the completion does not offer the installed profile {profile}')
+        names = complete(script, ['aasm-launch', '--profile', ''], path)
+        for profile in glob.glob(os.path.join(profiles, '*.yaml')):
+            if os.path.basename(profile)[:-len('.yaml')] not in names:
+                fail(f'aasm-launch --profile: the completion does not offer the installed profile {profile}')
     # zsh runs the same script; where zsh is installed, it must at least load it.
     if shutil.which('zsh'):
         result = run(['zsh', '-c', 'autoload -Uz compinit bashcompinit && compinit -u && bashcompinit && source "$1" '
@@ -258,6 +263,14 @@ def check_installed(root, prefix, is_deb):
         fail(f'cat {schema} under the plan: exit {confined.returncode}, {len(confined.stdout)} bytes: {confined.stderr.strip()}')
     else:
         print(f'confined cat {schema}: exit 0, {len(confined.stdout)} bytes, the file\'s')
+    # --profile: the installed aasmc and profile, found beside the installed launcher.
+    env = {k: v for k, v in os.environ.items() if k not in ('AASMC', 'AASM_PROFILES')}
+    env['XDG_CACHE_HOME'] = os.path.join(root, 'cache')
+    wrapped = run([launch, '--profile', 'coding-agent', '--', '/bin/cat', schema], cwd=root, env=env)
+    if wrapped.returncode != 0 or 'aasm-launch: profile coding-agent: plan sha256:' not in wrapped.stderr:
+        fail(f'--profile coding-agent -- cat {schema}: exit {wrapped.returncode}: {wrapped.stderr.strip()}')
+    else:
+        print(f'--profile coding-agent: {wrapped.stderr.strip()}')
     # Outside the workspace: the profile gives no write to /etc, so even root is refused.
     target = '/etc/aasm-install-test-' + str(os.getpid())
     refused = run([launch, plan, '--', '/usr/bin/touch', target], cwd=root)
