@@ -431,7 +431,7 @@ void record_egress(const egress::Broker& broker, denials::Log& log, std::vector<
     if (!t.allowed) {
       for (uint64_t i = 0; i < t.connections; ++i)
         log.add({denials::Layer::kBroker, denials::Witness::kBroker, -1, 0, 0, 0, t.host, t.port, ""});
-      events.push_back(control + "refused " + host + ", " + std::to_string(t.connections) +
+      events.push_back(control + "denied " + host + ", " + std::to_string(t.connections) +
                        (t.connections == 1 ? " request: " : " requests: ") + t.why);
       continue;
     }

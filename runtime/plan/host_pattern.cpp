@@ -169,8 +169,8 @@ Result<HostRequest> parse_host_request(std::string_view authority, uint16_t defa
   return request;
 }
 
-bool host_matches(const HostPattern& pattern, const HostRequest& request) {
-  if (!port_allowed(pattern.port, request.port)) return false;
+bool host_matches(const HostPattern& pattern, const HostRequest& request, bool unwritten_port_is_any) {
+  if (!(unwritten_port_is_any && pattern.port == 0) && !port_allowed(pattern.port, request.port)) return false;
   switch (pattern.kind) {
     case HostPattern::Kind::kAddress: return request.address && request.host == pattern.host;
     case HostPattern::Kind::kName: return !request.address && request.host == pattern.host;

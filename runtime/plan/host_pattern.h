@@ -49,7 +49,10 @@ struct HostRequest {
 // "2130706433") is an address, in dotted form: the resolver would read it so.
 Result<HostRequest> parse_host_request(std::string_view authority, uint16_t default_port);
 
-bool host_matches(const HostPattern& pattern, const HostRequest& request);
+// Whether `pattern` covers `request`. A pattern without a port covers the
+// web ports in an allow-list; in a deny-list (`unwritten_port_is_any`)
+// every port, so that denying a name never leaves it one port open.
+bool host_matches(const HostPattern& pattern, const HostRequest& request, bool unwritten_port_is_any = false);
 // The pattern allowing exactly what both allow, where that is one pattern
 // (two suffixes, or a name and a suffix, nest or are disjoint).
 std::optional<HostPattern> meet(const HostPattern& a, const HostPattern& b);

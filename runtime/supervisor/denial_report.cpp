@@ -212,7 +212,7 @@ class Join {
     const Result<plan::HostRequest> request = plan::parse_host_request(host, d_.port);
     const auto matches = [&](const ProvenanceEntry& e) {
       const Result<plan::HostPattern> pattern = plan::parse_host_pattern(e.item);
-      return request && pattern && plan::host_matches(*pattern, *request);
+      return request && pattern && plan::host_matches(*pattern, *request, e.key.ends_with(".deny"));
     };
     for (const ProvenanceEntry* e : find([&](const ProvenanceEntry& e) { return e.key == "network.outbound.hosts.deny" && matches(e); }))
       refused_by(*e, e->key, "remove", e->item, widens);

@@ -207,7 +207,7 @@ std::pair<uint64_t, uint64_t> relay(int client, int upstream) {
 Verdict decide(const plan::Egress& rules, const plan::HostRequest& request) {
   const std::string what = (request.address ? "address " : "") + request.host + ":" + std::to_string(request.port);
   for (const plan::HostPattern& denied : rules.deny)
-    if (plan::host_matches(denied, request))
+    if (plan::host_matches(denied, request, /*unwritten_port_is_any=*/true))
       return {false, false, what + " is refused by network.outbound.hosts.deny (" + plan::host_pattern_text(denied) + ")"};
   for (const plan::HostPattern& allowed : rules.allow)
     if (plan::host_matches(allowed, request))

@@ -1,0 +1,214 @@
+// network.outbound.hosts under the real launcher (docs/egress.md): the
+// command in a network namespace of its own, the broker its one way out.
+// Each case runs a real HTTP client (Python's urllib and raw sockets) under
+// the plan against an HTTP server this test runs on the host's loopback,
+// and asserts what got through and what was refused, with its control.
+//
+// Safety: every connection goes to 127.0.0.1 servers this test owns. The
+// "no route" checks connect UDP sockets, which send nothing, and a TCP
+// connect to TEST-NET-1 (192.0.2.1) only inside the namespace, where there
+// is no route for its SYN to take; their controls outside use UDP only.
+#include <atomic>
+#include <mutex>
+#include <thread>
+
+#include "fixtures.h"
+#include "harness.h"
+
+using namespace aasm::ktest;
+
+namespace {
+
+// An HTTP/1.0 server on 127.0.0.1 (a port the kernel chose): each request
+// gets "hello PATH"; the request heads it saw are kept.
+class HttpServer {
+ public:
+  HttpServer() {
+    thread_ = std::thread([this] {
+      while (!stop_) {
+        if (!listener_.readable(50)) continue;
+        const int fd = ::accept4(listener_.fd(), nullptr, nullptr, SOCK_CLOEXEC);
+        if (fd < 0) continue;
+        std::string head;
+        char buffer[4096];
+        while (head.find("\r\n\r\n") == std::string::npos) {
+          pollfd p{fd, POLLIN, 0};
+          if (::poll(&p, 1, 3000) != 1) break;
+          const ssize_t n = ::read(fd, buffer, sizeof buffer);
+          if (n <= 0) break;
+          head.append(buffer, size_t(n));
+        }
+        const size_t sp = head.find(' '), sp2 = head.find(' ', sp + 1);
+        const std::string path = sp2 == std::string::npos ? "?" : head.substr(sp + 1, sp2 - sp - 1);
+        const std::string body = "hello " + path;
+        const std::string reply = "HTTP/1.0 200 OK\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+        (void)!::write(fd, reply.data(), reply.size());
+        ::close(fd);
+        std::lock_guard lock(mutex_);
+        heads_.push_back(head);
+      }
+    });
+  }
+  ~HttpServer() {
+    stop_ = true;
+    thread_.join();
+  }
+  uint16_t port() const { return local_port(listener_); }
+  std::vector<std::string> heads() const {
+    std::lock_guard lock(mutex_);
+    return heads_;
+  }
+
+ private:
+  Socket listener_ = [] {
+    Socket s = bound_loopback(SOCK_STREAM);
+    REQUIRE(::listen(s.fd(), 16) == 0);
+    return s;
+  }();
+  std::atomic<bool> stop_{false};
+  mutable std::mutex mutex_;
+  std::vector<std::string> heads_;
+  std::thread thread_;
+};
+
+// The client: each argument is one attempt, printed as one line.
+//   get URL           urllib through the proxy variables (NO_PROXY left out, so
+//                     that localhost goes through the broker too)
+//   tunnel HOST:PORT  CONNECT to the broker, then a GET through the tunnel
+//   tcp HOST:PORT     a direct TCP connect, past the proxy variables
+//   udp HOST:PORT     a UDP connect (sends nothing): is there a route?
+constexpr const char* kClient = R"PY(
+import os, socket, sys, urllib.request, urllib.error
+for name in ("no_proxy", "NO_PROXY"):
+    os.environ.pop(name, None)
+def attempt(kind, target):
+    try:
+        if kind == "get":
+            return "200 " + urllib.request.urlopen(target, timeout=10).read().decode()
+        host, port = target.rsplit(":", 1)
+        if kind == "tunnel":
+            s = socket.create_connection(("127.0.0.1", 3128), timeout=10)
+            s.sendall(("CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n" % (target, target)).encode())
+            status = s.recv(4096).split(b"\r\n")[0].decode()
+            if " 200 " not in status + " ":
+                return status
+            s.sendall(b"GET /tunnelled HTTP/1.0\r\n\r\n")
+            return "tunnel " + s.recv(4096).split(b"\r\n\r\n", 1)[-1].decode()
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM if kind == "tcp" else socket.SOCK_DGRAM)
+        s.settimeout(10)
+        s.connect((host, int(port)))
+        return "connected"
+    except urllib.error.HTTPError as e:
+        return "HTTP %d" % e.code
+    except OSError as e:
+        reason = getattr(e, "reason", e)
+        return "errno " + str(getattr(reason, "errno", None) or e.errno)
+for arg in sys.argv[1:]:
+    kind, target = arg.split(" ", 1)
+    print(arg, "->", attempt(kind, target), flush=True)
+)PY";
+
+std::string spec(const std::string& hosts) {
+  return "  filesystem:\n"
+         "    read: {allow: [\"/usr\", \"/etc\", \"${CWD}\"]}\n"
+         "    write: {allow: [\"${CWD}\"]}\n"
+         "    execute: {allow: [\"/usr\"]}\n" +
+         (hosts.empty() ? std::string() : "  network:\n    outbound:\n      hosts: " + hosts + "\n");
+}
+
+Run client(const std::string& plan, const TempDir& dir, const std::vector<std::string>& attempts, uid_t uid = 0) {
+  write_file(dir / "client.py", kClient);
+  std::vector<std::string> argv;
+  run_as(uid, argv);
+  argv.insert(argv.end(), {binary("AASM_LAUNCH"), plan, "--", "/usr/bin/python3", dir / "client.py"});
+  argv.insert(argv.end(), attempts.begin(), attempts.end());
+  return run(argv, dir.path());
+}
+
+std::string line(const std::string& attempt, const std::string& outcome) { return attempt + " -> " + outcome + "\n"; }
+
+}  // namespace
+
+TEST_CASE("egress: an allowed name goes through the broker; another name, an address, another port are refused") {
+  HttpServer server;
+  const std::string port = std::to_string(server.port());
+  TempDir dir;
+  const std::string plan = compile_spec(dir, "hosts", spec("{allow: [\"localhost:" + port + "\"], deny: [\"*.denied.test\"]}"));
+  const std::string allowed = "get http://localhost:" + port + "/a";
+  const std::string other_name = "get http://other.test:" + port + "/";
+  const std::string denied = "get http://x.denied.test:" + port + "/";
+  const std::string address = "get http://127.0.0.1:" + port + "/";
+  const std::string other_port = "get http://localhost:" + std::to_string(server.port() ^ 1) + "/";
+  const std::string tunnel = "tunnel localhost:" + port;
+  const Run r = client(plan, dir, {allowed, other_name, denied, address, other_port, tunnel});
+  INFO("stderr: ", r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == line(allowed, "200 hello /a") + line(other_name, "HTTP 403") + line(denied, "HTTP 403") +
+                     line(address, "HTTP 403") + line(other_port, "HTTP 403") + line(tunnel, "tunnel hello /tunnelled"));
+  // The origin saw each request once, in origin form, Host set by the broker.
+  const std::vector<std::string> heads = server.heads();
+  REQUIRE(heads.size() == 2);
+  CHECK(heads[0].rfind("GET /a HTTP/1.1\r\n", 0) == 0);
+  CHECK(contains(heads[0], "\r\nHost: localhost:" + port + "\r\n"));
+  CHECK(contains(heads[0], "\r\nConnection: close\r\n"));
+  CHECK(heads[1].rfind("GET /tunnelled HTTP/1.0\r\n", 0) == 0);
+  // Each refusal is a denial joined to its policy line, the allowed host an event.
+  CHECK(contains(r.err, "broker refused other.test:" + port + " -> HTTP 403"));
+  CHECK(contains(r.err, "edit: add other.test:" + port + " to network.outbound.hosts.allow"));
+  CHECK(contains(r.err, "broker refused x.denied.test:" + port));
+  CHECK(contains(r.err, "remove *.denied.test from network.outbound.hosts.deny"));
+  CHECK(contains(r.err, "broker refused 127.0.0.1:" + port));
+  CHECK(contains(r.err, "network_hosts (brokered): allowed localhost:" + port + ", 2 connections"));
+}
+
+TEST_CASE("egress: past the proxy variables there is no route out; without the broker's plan the same connects go through") {
+  HttpServer server;
+  const std::string host_service = "tcp 127.0.0.1:" + std::to_string(server.port());
+  const std::string udp_out = "udp 192.0.2.1:53";
+  TempDir dir;
+  const std::string plan = compile_spec(dir, "hosts", spec("[\"localhost\"]"));
+  // The host's loopback is not the command's: nothing listens there. No
+  // address outside it has a route.
+  const std::string tcp_out = "tcp 192.0.2.1:443";
+  const Run confined = client(plan, dir, {host_service, udp_out, tcp_out});
+  INFO("stderr: ", confined.err);
+  CHECK(confined.exit_code == 0);
+  CHECK(confined.out == line(host_service, "errno " + std::to_string(ECONNREFUSED)) +
+                            line(udp_out, "errno " + std::to_string(ENETUNREACH)) +
+                            line(tcp_out, "errno " + std::to_string(ENETUNREACH)));
+  CHECK(server.heads().empty());
+  // The control: the same client under the same filesystem, no hosts.
+  const std::string open = compile_spec(dir, "open", spec(""));
+  const Run control = client(open, dir, {host_service, udp_out});
+  INFO("control stderr: ", control.err);
+  CHECK(control.out == line(host_service, "connected") + line(udp_out, "connected"));
+}
+
+TEST_CASE("egress: as uid 65534 the namespace is made in a user namespace, and the broker serves it the same") {
+  HttpServer server;
+  const std::string port = std::to_string(server.port());
+  TempDir dir;
+  REQUIRE(::chmod(dir.path().c_str(), 0777) == 0);
+  const std::string plan = compile_spec(dir, "hosts", spec("[\"localhost:" + port + "\"]"));
+  const std::string allowed = "get http://localhost:" + port + "/nobody";
+  const std::string refused = "get http://other.test:" + port + "/";
+  const std::string host_service = "tcp 127.0.0.1:" + port;
+  const Run r = client(plan, dir, {allowed, refused, host_service}, 65534);
+  INFO("stderr: ", r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == line(allowed, "200 hello /nobody") + line(refused, "HTTP 403") +
+                     line(host_service, "errno " + std::to_string(ECONNREFUSED)));
+}
+
+TEST_CASE("egress: the command's proxy variables point at the broker, whatever the launcher's own said") {
+  TempDir dir;
+  const std::string plan = compile_spec(dir, "hosts", spec("[\"localhost\"]"));
+  const Run r = run({"/usr/bin/env", "HTTPS_PROXY=http://attacker.test:1", "http_proxy=http://attacker.test:1",
+                     binary("AASM_LAUNCH"), plan, "--", "/usr/bin/env"},
+                    dir.path());
+  INFO("stderr: ", r.err);
+  CHECK(r.exit_code == 0);
+  for (const char* name : {"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"})
+    CHECK(contains(r.out, std::string("\n") + name + "=http://127.0.0.1:3128\n"));
+  CHECK(!contains(r.out, "attacker.test"));
+}
