@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""Real work through the egress broker (docs/egress.md, issue 27), as root
+and as uid 65534:
+
+- git clone over HTTP from a repository this test serves on the host's
+  loopback (dumb HTTP, `git update-server-info`), under a plan whose
+  network.outbound.hosts lists only that server: the clone succeeds; under
+  a plan listing another name it fails and the broker's denial names the
+  host (offline: always runs);
+- npm install of a pinned package from registry.npmjs.org under a plan
+  listing only the registry: it succeeds; under a plan listing another name
+  it fails, and the denial names registry.npmjs.org. Where the registry
+  cannot be reached from the host (tried directly, outside any sandbox), this
+  half says so and the test exits 77, which meson counts as skipped, once
+  the offline half has passed.
+
+The client runs inside the sandbox with NO_PROXY dropped (env -u), so that
+`localhost` goes through the broker too, as any other name would.
+
+usage: check_real_work.py AASMC AASM_LAUNCH
+"""
+import functools
+import http.server
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+
+NOBODY = 65534
+SKIP = 77
+PACKAGE = 'is-number@7.0.0'
+REGISTRY = 'registry.npmjs.org'
+
+failures = []
+
+
+def fail(message):
+    failures.append(message)
+    print('FAIL: ' + message, flush=True)
+
+
+def run(args, **kwargs):
+    return subprocess.run(args, capture_output=True, text=True, **kwargs)
+
+
+def policy(hosts, work):
+    return f'''apiVersion: aasm.dev/v1
+kind: Policy
+metadata: {{name: egress-real-work, tier: agent}}
+spec:
+  filesystem:
+    read: {{allow: ["/usr", "/etc", "/dev", "/proc", "{work}"]}}
+    write: {{allow: ["{work}", "/dev/null"]}}
+    execute: {{allow: ["/usr"]}}
+  network:
+    outbound:
+      hosts: {hosts}
+  environment:
+    # A host whose egress re-signs TLS names its CA bundle so (node reads no system store).
+    pass: ["NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE"]
+    set: {{HOME: "{work}", npm_config_cache: "{work}/.npm", npm_config_update_notifier: "false"}}
+'''
+
+
+def compile_plan(aasmc, work, name, hosts):
+    source = os.path.join(work, name + '.yaml')
+    with open(source, 'w') as f:
+        f.write(policy(hosts, work))
+    plan = os.path.join(work, name + '.bin')
+    done = run([aasmc, 'compile', source, '-o', plan])
+    if done.returncode:
+        sys.exit('aasmc compile failed: ' + done.stderr)
+    return plan
+
+
+def under(launcher, plan, uid, command, cwd):
+    prefix = [] if uid == 0 else ['/usr/bin/setpriv', f'--reuid={uid}', f'--regid={uid}', '--clear-groups', '--']
+    return run(prefix + [launcher, plan, '--', '/usr/bin/env', '-u', 'no_proxy', '-u', 'NO_PROXY'] + command, cwd=cwd)
+
+
+def serve_repository(root):
+    """A bare repository served by dumb HTTP on 127.0.0.1 (a free port)."""
+    source = os.path.join(root, 'source')
+    os.makedirs(source)
+    git = ['git', '-c', 'user.name=t', '-c', 'user.email=t@localhost', '-c', 'init.defaultBranch=main']
+    run(git + ['init', '-q', source], check=True)
+    with open(os.path.join(source, 'README'), 'w') as f:
+        f.write('served through the broker\n')
+    run(git + ['-C', source, 'add', 'README'], check=True)
+    run(git + ['-C', source, 'commit', '-q', '-m', 'one'], check=True)
+    bare = os.path.join(root, 'served', 'repo.git')
+    run(['git', 'clone', '-q', '--bare', source, bare], check=True)
+    run(['git', '-C', bare, 'update-server-info'], check=True)
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+    handler = functools.partial(Quiet, directory=os.path.join(root, 'served'))
+    server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def git_clone(aasmc, launcher, uid):
+    with tempfile.TemporaryDirectory(prefix='aasm-egress-git-') as root:
+        os.chmod(root, 0o755)
+        server = serve_repository(root)
+        port = server.server_address[1]
+        work = os.path.join(root, 'work')
+        os.makedirs(work)
+        os.chown(work, uid, uid)
+        url = f'http://localhost:{port}/repo.git'
+        listed = compile_plan(aasmc, work, 'listed', f'["localhost:{port}"]')
+        other = compile_plan(aasmc, work, 'other', '["git.example.org"]')
+        done = under(launcher, listed, uid, ['/usr/bin/git', 'clone', '-q', url, 'clone'], work)
+        readme = os.path.join(work, 'clone', 'README')
+        if done.returncode or not os.path.exists(readme):
+            fail(f'uid {uid}: git clone {url} through the broker: exit {done.returncode}: {done.stderr.strip()}')
+        elif 'network_hosts (brokered): allowed localhost:' not in done.stderr:
+            fail(f'uid {uid}: git clone: no broker event for localhost: {done.stderr.strip()}')
+        else:
+            print(f'ok: uid {uid}: git clone {url} through the broker', flush=True)
+        done = under(launcher, other, uid, ['/usr/bin/git', 'clone', '-q', url, 'clone2'], work)
+        if done.returncode == 0 or f'broker refused localhost:{port} -> HTTP 403' not in done.stderr:
+            fail(f'uid {uid}: git clone with localhost not listed: exit {done.returncode}: {done.stderr.strip()}')
+        else:
+            print(f'ok: uid {uid}: git clone refused, the denial names localhost:{port}', flush=True)
+        server.shutdown()
+
+
+def registry_reachable():
+    try:
+        socket.create_connection((REGISTRY, 443), timeout=10).close()
+        return True
+    except OSError as e:
+        print(f'SKIP: npm half: {REGISTRY}:443 cannot be reached from this host ({e})', flush=True)
+        return False
+
+
+def npm_install(aasmc, launcher, uid):
+    with tempfile.TemporaryDirectory(prefix='aasm-egress-npm-') as root:
+        os.chmod(root, 0o755)
+        work = os.path.join(root, 'work')
+        os.makedirs(work)
+        os.chown(work, uid, uid)
+        listed = compile_plan(aasmc, work, 'listed', f'["{REGISTRY}"]')
+        other = compile_plan(aasmc, work, 'other', '["registry.example.org"]')
+        npm = ['/usr/bin/npm', 'install', '--no-audit', '--no-fund', '--prefix', work, PACKAGE]
+        done = under(launcher, listed, uid, npm, work)
+        if done.returncode or not os.path.isdir(os.path.join(work, 'node_modules', 'is-number')):
+            fail(f'uid {uid}: npm install {PACKAGE} through the broker: exit {done.returncode}: {done.stderr.strip()[-2000:]}')
+        else:
+            print(f'ok: uid {uid}: npm install {PACKAGE} from {REGISTRY} through the broker', flush=True)
+        shutil.rmtree(os.path.join(work, '.npm'), ignore_errors=True)
+        done = under(launcher, other, uid, npm + ['--fetch-retries=0'], work)
+        if done.returncode == 0 or f'broker refused {REGISTRY}:443 -> HTTP 403' not in done.stderr:
+            fail(f'uid {uid}: npm install with the registry not listed: exit {done.returncode}: {done.stderr.strip()[-2000:]}')
+        else:
+            print(f'ok: uid {uid}: npm install refused, the denial names {REGISTRY}:443', flush=True)
+
+
+def main():
+    aasmc, launcher = sys.argv[1], sys.argv[2]
+    if os.geteuid() != 0:
+        sys.exit('check_real_work.py runs as root (it also runs the clients as uid 65534)')
+    for uid in (0, NOBODY):
+        git_clone(aasmc, launcher, uid)
+    online = registry_reachable()
+    if online:
+        for uid in (0, NOBODY):
+            npm_install(aasmc, launcher, uid)
+    if failures:
+        sys.exit(f'{len(failures)} failures')
+    sys.exit(0 if online else SKIP)
+
+
+if __name__ == '__main__':
+    main()
