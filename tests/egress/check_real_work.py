@@ -162,7 +162,7 @@ def npm_install(aasmc, launcher, uid):
 
 
 def main():
-    aasmc, launcher = sys.argv[1], sys.argv[2]
+    aasmc, launcher = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     if os.geteuid() != 0:
         sys.exit('check_real_work.py runs as root (it also runs the clients as uid 65534)')
     for uid in (0, NOBODY):
