@@ -36,6 +36,8 @@ constexpr const char* kUsage =
     "       aasmc backends [--json]\n"
     "       aasmc export --format oci|systemd POLICY.yaml... [-o FILE] [--json | --kubernetes]\n"
     "                    [--localhost-profile PATH] [--arch x86_64,aarch64] [--diagnostics-format=text|json|sarif]\n"
+    "       aasmc import --from srt|oci FILE.json [-o POLICY.yaml] [--name NAME] [--json]\n"
+    "                    [--arch x86_64,aarch64] [--diagnostics-format=text|json|sarif]\n"
     "       aasmc receipt verify RECEIPT [--json]\n"
     "       aasmc --version\n";
 
