@@ -80,8 +80,10 @@ int parse(const Args& args, ImportOptions& options) {
   return kExitOk;
 }
 
-// The imported document must be one `aasmc compile` accepts: a fault here
-// is aasmc's, said as such, and nothing is written.
+// The imported document must be one `aasmc compile` accepts for its
+// targets; when it is not (a call's argument regions that, with a safe
+// default, pass libseccomp's limits), the compiler's reasons are the error
+// and nothing is written.
 bool check_compiles(const std::string& text, const ImportedPolicy& policy, Diagnostics& diags) {
   llvm::SourceMgr sources;
   Diagnostics check(sources);
@@ -91,7 +93,7 @@ bool check_compiles(const std::string& text, const ImportedPolicy& policy, Diagn
   if (ir && check.error_count() == 0) check_lowerable(*ir, check);
   for (const Diagnostic& d : check.diagnostics())
     if (d.severity == Severity::kError)
-      diags.global_error("the imported policy does not compile (an aasmc fault): line " + std::to_string(d.line) + ": " +
+      diags.global_error("the policy the import makes does not compile, so it is not written: its line " + std::to_string(d.line) + ": " +
                              d.message,
                          d.id.c_str());
   return check.error_count() == 0;

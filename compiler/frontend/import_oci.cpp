@@ -38,7 +38,7 @@ std::string action_list() {
 // `action_node` (an action name) with its errno (`errno_node`, EPERM when
 // absent, as the runtime spec says).
 std::optional<MappedAction> map_action(const YamlNode& action_node, const YamlNode* errno_node, const std::string& where,
-                                       Diagnostics& diags) {
+                                       const std::string& errno_where, Diagnostics& diags) {
   std::optional<std::string> name = string_value(action_node, where, diags);
   if (!name) return std::nullopt;
   const OciAction* action = find_oci_action(*name);
@@ -52,7 +52,7 @@ std::optional<MappedAction> map_action(const YamlNode& action_node, const YamlNo
   }
   const bool takes_errno = action->ret == SECCOMP_RET_ERRNO || action->ret == SECCOMP_RET_TRACE;
   if (errno_node && !takes_errno) {
-    diags.error(errno_node->loc, where + ": an errno is only for SCMP_ACT_ERRNO and SCMP_ACT_TRACE, not " + *name,
+    diags.error(errno_node->loc, errno_where + ": an errno is only for SCMP_ACT_ERRNO and SCMP_ACT_TRACE, not " + *name,
                 diag::kBadValue, errno_node->range());
     return std::nullopt;
   }
@@ -63,10 +63,10 @@ std::optional<MappedAction> map_action(const YamlNode& action_node, const YamlNo
     case SECCOMP_RET_ERRNO: {
       uint64_t value = EPERM;
       if (errno_node) {
-        std::optional<uint64_t> given = unsigned_value(*errno_node, where + " errno", 4095, diags);
+        std::optional<uint64_t> given = unsigned_value(*errno_node, errno_where, 4095, diags);
         if (!given) return std::nullopt;
         if (*given == 0) {
-          diags.error(errno_node->loc, where + ": errno 0 would make the call succeed without running it, which no policy answers",
+          diags.error(errno_node->loc, errno_where + ": errno 0 would make the call succeed without running it, which no policy answers",
                       diag::kBadValue, errno_node->range());
           return std::nullopt;
         }
@@ -237,7 +237,7 @@ class ProfileImport {
     policy_.targets = *targets;
     const YamlNode* default_node = required_member(root, "defaultAction", "the profile", diags_);
     if (!default_node) return false;
-    auto base = map_action(*default_node, member(root, "defaultErrnoRet"), "defaultAction", diags_);
+    auto base = map_action(*default_node, member(root, "defaultErrnoRet"), "defaultAction", "defaultErrnoRet", diags_);
     if (!base) return false;
     default_ = *base;
     note_default(*default_node);
@@ -300,7 +300,7 @@ class ProfileImport {
     }
     const YamlNode* action_node = required_member(node, "action", where, diags_);
     if (!action_node) return false;
-    auto action = map_action(*action_node, member(node, "errnoRet"), where + ".action", diags_);
+    auto action = map_action(*action_node, member(node, "errnoRet"), where + ".action", where + ".errnoRet", diags_);
     if (!action) return false;
     if (const YamlNode* comment = member(node, "comment"); comment && !string_value(*comment, where + ".comment", diags_))
       return false;

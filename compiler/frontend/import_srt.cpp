@@ -50,7 +50,6 @@ struct Unmapped {
 };
 constexpr Unmapped kUnmappedTop[] = {
     {"ignoreViolations", "which denials srt leaves out of its report: a plan reports every denial (the receipt)"},
-    {"enableWeakerNestedSandbox", "srt's weaker mode inside containers: a policy has no weaker mode"},
     {"ripgrep", "the tool srt searches for dangerous files with"},
     {"mandatoryDenySearchDepth", "how deep srt searches for dangerous files to protect (see 'the settings')"},
     {"allowPty", "a macOS-only setting of srt"},
@@ -73,6 +72,14 @@ class SettingsImport {
     const YamlNode* network = required_member(root, "network", "the settings", diags_);
     const YamlNode* filesystem = required_member(root, "filesystem", "the settings", diags_);
     if (!network || !filesystem || !read_filesystem(*filesystem) || !read_network(*network)) return false;
+    if (const YamlNode* weaker = member(root, "enableWeakerNestedSandbox")) {
+      auto value = bool_value(*weaker, "enableWeakerNestedSandbox", diags_);
+      if (!value) return false;
+      // false is srt's default; true asks for less, which the policy does not give
+      policy_.note(*weaker, "enableWeakerNestedSandbox", *value ? ImportOutcome::kTightened : ImportOutcome::kCarried,
+                   *value ? "srt's weaker mode inside containers: a policy has none, so it runs at full strength"
+                          : "false: a policy has no weaker mode");
+    }
     note_unmapped(root, "", kUnmappedTop);
     policy_.note(root, "the settings", ImportOutcome::kNotExpressible,
                  "srt's own write protection of the dangerous files it finds beneath writable trees (.gitconfig, "
@@ -131,7 +138,8 @@ class SettingsImport {
     return true;
   }
 
-  // denyWrite inside a writable tree: a protected subtree of the filesystem view.
+  // denyWrite inside a writable tree: a protected subtree would need the
+  // filesystem view, which cannot bind the host's root (srt reads everywhere).
   void protect(const std::string& text, const YamlNode& at) {
     std::string why;
     std::optional<PathTemplate> path = policy_path(text, why);
@@ -147,10 +155,10 @@ class SettingsImport {
                    text + ": no allowWrite tree holds it, so it is not writable already");
       return;
     }
-    protected_.push_back(*path);
-    policy_.note(at, "filesystem.denyWrite", ImportOutcome::kCarried,
-                 text + " is " + path->text() + " in filesystem.readonly, bound read-only in the filesystem view "
-                        "(isolation.filesystem_view: true; it must exist at launch)");
+    policy_.note(at, "filesystem.denyWrite", ImportOutcome::kNotExpressible,
+                 text + " stays writable: a protected subtree (filesystem.readonly) needs the filesystem view, which "
+                        "cannot hold the host's root that srt's reads need; list the trees to read, set "
+                        "isolation.filesystem_view: true and add " + path->text() + " to filesystem.readonly");
   }
 
   bool read_network(const YamlNode& node) {
@@ -227,29 +235,23 @@ class SettingsImport {
   }
 
   void write_spec() {
-    std::vector<std::string> writable, protected_paths;
+    std::vector<std::string> writable;
     for (const PathTemplate& path : writable_) writable.push_back(path.text());
-    for (const PathTemplate& path : protected_) protected_paths.push_back(path.text());
     std::vector<std::string>& out = policy_.spec;
     out.push_back("  filesystem:");
     out.push_back("    read: {allow: [\"/\"]}");
     out.push_back("    write: {allow: " + quoted_list(writable) + "}");
     out.push_back("    execute: {allow: [\"/\"]}");
-    if (!protected_paths.empty()) out.push_back("    readonly: " + quoted_list(protected_paths));
     out.push_back("  network:");
     out.push_back("    outbound: none");
     out.push_back("    bind: none");
     out.push_back("  ipc:");
     out.push_back("    unix_sockets: " + unix_sockets_);
-    if (!protected_paths.empty()) {
-      out.push_back("  isolation:");
-      out.push_back("    filesystem_view: true");
-    }
   }
 
   ImportedPolicy& policy_;
   Diagnostics& diags_;
-  std::vector<PathTemplate> writable_, protected_;
+  std::vector<PathTemplate> writable_;
   std::string unix_sockets_ = "deny";
 };
 
