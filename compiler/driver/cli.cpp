@@ -64,6 +64,14 @@ std::optional<std::string> take_value(const std::vector<std::string>& args, size
   return args[++i];
 }
 
+int take_option_value(const std::vector<std::string>& args, size_t& i, std::string& into) {
+  const std::string& option = args[i];
+  std::optional<std::string> given = take_value(args, i);
+  if (!given) return usage_error(option + " needs a value");
+  into = *given;
+  return kExitOk;
+}
+
 void print_json(const nlohmann::ordered_json& document) { llvm::outs() << dump(document, 2); }
 
 std::vector<std::string> split(const std::string& text, char separator) {
