@@ -79,7 +79,7 @@ _aasmc() {
   local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
   COMPREPLY=()
   if ((COMP_CWORD == 1)); then
-    _aasm_words "compile explain show digest verify diff suggest groups backends export receipt --version --help"
+    _aasm_words "compile explain show digest verify diff suggest groups backends export import receipt --version --help"
     return
   fi
   local command=${COMP_WORDS[1]}
@@ -90,6 +90,8 @@ _aasmc() {
     --arch) _aasm_words "x86_64 aarch64 x86_64,aarch64"; return ;;
     --backend) _aasm_words "native bwrap systemd oci auto"; return ;;
     --format) _aasm_words "oci systemd"; return ;;
+    --from) _aasm_words "srt oci"; return ;;
+    --name) return ;;
     --diagnostics-format) _aasm_words "text json sarif"; return ;;
     -o | --localhost-profile) _aasm_files; return ;;
   esac
@@ -104,6 +106,7 @@ _aasmc() {
     diff) options="--json --fail-on-widening" ;;
     groups | backends) options="--json" ;;
     export) options="--format -o --json --kubernetes --localhost-profile --arch --diagnostics-format=" ;;
+    import) options="--from -o --name --json --arch --diagnostics-format=" ;;
     "receipt verify") options="--json" ;;
     receipt) _aasm_words "verify"; return ;;
     digest | suggest) options="" ;;

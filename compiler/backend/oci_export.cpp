@@ -7,34 +7,29 @@
 #include <tuple>
 
 #include "backend/syscall_regions.h"
+#include "tables/oci_names.h"
 
 namespace aasmc {
 namespace {
 
 using Json = nlohmann::ordered_json;
 
-// The profile's action for a SECCOMP_RET_* value; errnoRet set for an errno.
+// The profile's action for a SECCOMP_RET_* value (tables/oci_names.h);
+// errnoRet set for an errno.
 void set_action(Json& out, const char* action_key, const char* errno_key, uint32_t answer) {
-  switch (answer & SECCOMP_RET_ACTION_FULL) {
-    case SECCOMP_RET_ALLOW: out[action_key] = "SCMP_ACT_ALLOW"; return;
-    case SECCOMP_RET_LOG: out[action_key] = "SCMP_ACT_LOG"; return;
-    case SECCOMP_RET_ERRNO:
-      out[action_key] = "SCMP_ACT_ERRNO";
-      out[errno_key] = answer & SECCOMP_RET_DATA;
-      return;
-    default: out[action_key] = "SCMP_ACT_KILL_PROCESS"; return;
-  }
+  out[action_key] = oci_action_name(answer);
+  if ((answer & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_ERRNO) out[errno_key] = answer & SECCOMP_RET_DATA;
 }
 
 const char* op_name(ArgTest::Op op) {
   switch (op) {
-    case ArgTest::Op::kEq: return "SCMP_CMP_EQ";
-    case ArgTest::Op::kNe: return "SCMP_CMP_NE";
-    case ArgTest::Op::kLt: return "SCMP_CMP_LT";
-    case ArgTest::Op::kLe: return "SCMP_CMP_LE";
-    case ArgTest::Op::kGt: return "SCMP_CMP_GT";
-    case ArgTest::Op::kGe: return "SCMP_CMP_GE";
-    case ArgTest::Op::kMaskedEq: return "SCMP_CMP_MASKED_EQ";
+    case ArgTest::Op::kEq: return oci_comparison_name(OciComparison::kEq);
+    case ArgTest::Op::kNe: return oci_comparison_name(OciComparison::kNe);
+    case ArgTest::Op::kLt: return oci_comparison_name(OciComparison::kLt);
+    case ArgTest::Op::kLe: return oci_comparison_name(OciComparison::kLe);
+    case ArgTest::Op::kGt: return oci_comparison_name(OciComparison::kGt);
+    case ArgTest::Op::kGe: return oci_comparison_name(OciComparison::kGe);
+    case ArgTest::Op::kMaskedEq: return oci_comparison_name(OciComparison::kMaskedEq);
     case ArgTest::Op::kAny: break;
   }
   return "";

@@ -29,6 +29,7 @@ constexpr std::pair<std::string_view, Verb> kVerbs[] = {
     {"receipt", aasmc::receipt_verb},
     {"backends", aasmc::backends_verb},
     {"export", aasmc::export_verb},
+    {"import", aasmc::import_verb},
 };
 
 }  // namespace

@@ -36,6 +36,8 @@ constexpr const char* kUsage =
     "       aasmc backends [--json]\n"
     "       aasmc export --format oci|systemd POLICY.yaml... [-o FILE] [--json | --kubernetes]\n"
     "                    [--localhost-profile PATH] [--arch x86_64,aarch64] [--diagnostics-format=text|json|sarif]\n"
+    "       aasmc import --from srt|oci FILE.json [-o POLICY.yaml] [--name NAME] [--json]\n"
+    "                    [--arch x86_64,aarch64] [--diagnostics-format=text|json|sarif]\n"
     "       aasmc receipt verify RECEIPT [--json]\n"
     "       aasmc --version\n";
 
@@ -60,6 +62,14 @@ bool take_flag(std::vector<std::string>& args, const char* name) {
 std::optional<std::string> take_value(const std::vector<std::string>& args, size_t& i) {
   if (i + 1 >= args.size() || !aasm::is_option_value(args[i + 1])) return std::nullopt;
   return args[++i];
+}
+
+int take_option_value(const std::vector<std::string>& args, size_t& i, std::string& into) {
+  const std::string& option = args[i];
+  std::optional<std::string> given = take_value(args, i);
+  if (!given) return usage_error(option + " needs a value");
+  into = *given;
+  return kExitOk;
 }
 
 void print_json(const nlohmann::ordered_json& document) { llvm::outs() << dump(document, 2); }

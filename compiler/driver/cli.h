@@ -41,6 +41,10 @@ bool take_flag(std::vector<std::string>& args, const char* name);
 // follows. `--` is no value: `-o --` lacks its PLAN rather than naming a file `--`.
 std::optional<std::string> take_value(const std::vector<std::string>& args, size_t& i);
 
+// The option at args[i] and its value (i moved to it) into `into`:
+// kExitOk, or the usage error "OPTION needs a value".
+int take_option_value(const std::vector<std::string>& args, size_t& i, std::string& into);
+
 // A JSON report on stdout, as every --json prints it (support/diagnostic_formats.h's dump).
 void print_json(const nlohmann::ordered_json& document);
 

@@ -90,12 +90,7 @@ const Format* find_format(const std::string& name) {
 int parse(const Args& args, ExportOptions& options) {
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
-    auto value = [&](std::string& into) {
-      std::optional<std::string> given = take_value(args, i);
-      if (!given) return usage_error(arg + " needs a value");
-      into = *given;
-      return kExitOk;
-    };
+    auto value = [&](std::string& into) { return take_option_value(args, i, into); };
     int rc = -1;
     if (arg == "--format") rc = value(options.format);
     else if (arg == "-o") rc = value(options.output);

@@ -24,5 +24,8 @@ int suggest_verb(const Args& args);  // driver/suggest.cpp
 int backends_verb(const Args& args);
 // `aasmc export --format oci|systemd POLICY...`: another backend's format (driver/export.cpp).
 int export_verb(const Args& args);
+// `aasmc import --from srt|oci FILE.json [-o POLICY.yaml]`: a policy users
+// already have as an aasm policy (driver/import.cpp).
+int import_verb(const Args& args);
 
 }  // namespace aasmc

@@ -23,11 +23,6 @@ bool is_name_char(char c, bool head) {
   return head ? lower_digit : lower_digit || c == '.' || c == '_' || c == '-';
 }
 
-bool is_valid_name(const std::string& name) {
-  if (name.empty() || name.size() > 253 || !is_name_char(name[0], true)) return false;
-  return std::all_of(name.begin(), name.end(), [](char c) { return is_name_char(c, false); });
-}
-
 bool is_env_name(llvm::StringRef name) {
   if (name.empty() || !(std::isalpha(uint8_t(name[0])) || name[0] == '_')) return false;
   return std::all_of(name.begin(), name.end(), [](char c) { return std::isalnum(uint8_t(c)) || c == '_'; });
@@ -203,7 +198,7 @@ class DocumentParser {
       if (!text || key != "name") return;
       seen_name = true;
       doc.name = *text;
-      if (!is_valid_name(*text))
+      if (!is_policy_name(*text))
         error_at(value, "metadata.name '" + *text + "' must match [a-z0-9][a-z0-9._-]*", diag::kBadValue);
     });
     require(seen_name, node, "metadata.name");
@@ -692,6 +687,11 @@ std::vector<std::string> canonical_input_order(const std::vector<std::string>& p
   std::vector<std::string> ordered;
   for (const Keyed& k : keyed) ordered.push_back(k.path);
   return ordered;
+}
+
+bool is_policy_name(const std::string& name) {
+  if (name.empty() || name.size() > 253 || !is_name_char(name[0], true)) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) { return is_name_char(c, false); });
 }
 
 void load_policy_buffer(std::unique_ptr<llvm::MemoryBuffer> buffer, Diagnostics& diags,

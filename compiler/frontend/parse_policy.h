@@ -36,6 +36,9 @@ std::vector<std::string> canonical_input_order(const std::vector<std::string>& p
 void load_policy_buffer(std::unique_ptr<llvm::MemoryBuffer> buffer, Diagnostics& diags,
                         std::vector<PolicyDocument>& out);
 
+// metadata.name's form: [a-z0-9][a-z0-9._-]*, at most 253 bytes.
+bool is_policy_name(const std::string& name);
+
 std::optional<PolicyDocument> parse_policy_document(const YamlDocument& yaml, Diagnostics& diags);
 
 // Parses `kill`, `log`, `allow` (when permitted) and `errno:ENAME`.

@@ -16,7 +16,7 @@
 namespace aasmc {
 namespace {
 
-// yaml-cpp reads the buffer's bytes as they are (check_encoding admits UTF-8
+// yaml-cpp reads the buffer's bytes as they are (check_policy_text admits UTF-8
 // only), so a mark's pos is a byte offset, counted after a byte order mark.
 // (Line and column would need a scan of the line for every node, quadratic
 // on a long flow line, and SourceMgr refuses a column past a lone '\r'.)
@@ -190,32 +190,30 @@ class TreeBuilder : public YAML::EventHandler {
   YAML::Mark last_start_;
 };
 
-// Policies are UTF-8 text: NUL and malformed sequences are refused up front,
-// pointing at the first bad byte.
-bool check_encoding(unsigned buffer, Diagnostics& diags) {
+}  // namespace
+
+bool check_policy_text(unsigned buffer, Diagnostics& diags, const char* what) {
   llvm::StringRef text = diags.sources().getMemoryBuffer(buffer)->getBuffer();
   if (text.size() > kMaxPolicyFileBytes) {
     diags.error(llvm::SMLoc::getFromPointer(text.begin()),
-                "policy file is " + std::to_string(text.size()) + " bytes, over the " +
+                std::string(what) + " is " + std::to_string(text.size()) + " bytes, over the " +
                     std::to_string(kMaxPolicyFileBytes) + "-byte limit",
                 diag::kTooLarge);
     return false;
   }
   if (size_t nul = text.find('\0'); nul != llvm::StringRef::npos) {
-    diags.error(llvm::SMLoc::getFromPointer(text.begin() + nul), "NUL byte in policy file", diag::kEncoding);
+    diags.error(llvm::SMLoc::getFromPointer(text.begin() + nul), "NUL byte in " + std::string(what), diag::kEncoding);
     return false;
   }
   const auto* begin = reinterpret_cast<const llvm::UTF8*>(text.begin());
   const llvm::UTF8* bad = begin;
   if (!llvm::isLegalUTF8String(&bad, reinterpret_cast<const llvm::UTF8*>(text.end()))) {
     diags.error(llvm::SMLoc::getFromPointer(reinterpret_cast<const char*>(bad)),
-                "policy file is not valid UTF-8", diag::kEncoding);
+                std::string(what) + " is not valid UTF-8", diag::kEncoding);
     return false;
   }
   return true;
 }
-
-}  // namespace
 
 llvm::SMRange YamlNode::range() const {
   if (kind != Kind::kScalar || !loc.isValid()) return {};
@@ -237,7 +235,7 @@ const char* YamlNode::kind_name() const {
 }
 
 std::vector<YamlDocument> load_yaml_documents(unsigned buffer, Diagnostics& diags) {
-  if (!check_encoding(buffer, diags)) return {};
+  if (!check_policy_text(buffer, diags, "policy file")) return {};
   llvm::StringRef text = diags.sources().getMemoryBuffer(buffer)->getBuffer();
   std::istringstream stream{std::string(text)};
   TreeBuilder builder(buffer, diags);

@@ -43,6 +43,12 @@ struct YamlDocument {
 inline constexpr size_t kMaxPolicyFileBytes = 1u << 20;
 inline constexpr unsigned kMaxNestingDepth = 32;
 
+// Policies, and the JSON `aasmc import` reads, are UTF-8 text of at most
+// kMaxPolicyFileBytes: NUL and malformed sequences are refused up front,
+// pointing at the first bad byte. `what` names the file in the message
+// ("policy file").
+bool check_policy_text(unsigned buffer, Diagnostics& diags, const char* what);
+
 // Parses every document of one SourceMgr buffer. Errors go to `diags`; a
 // document with an error is not returned.
 std::vector<YamlDocument> load_yaml_documents(unsigned buffer, Diagnostics& diags);

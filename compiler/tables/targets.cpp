@@ -12,8 +12,8 @@ namespace aasmc {
 
 llvm::ArrayRef<Target> all_targets() {
   static const Target kTargets[] = {
-      {"x86_64", aasm::plan::kAuditArchX86_64, SCMP_ARCH_X86_64, "SCMP_ARCH_X86_64", "x86-64"},
-      {"aarch64", aasm::plan::kAuditArchAarch64, SCMP_ARCH_AARCH64, "SCMP_ARCH_AARCH64", "arm64"},
+      {"x86_64", aasm::plan::kAuditArchX86_64, SCMP_ARCH_X86_64, "SCMP_ARCH_X86_64", "x86-64", "amd64"},
+      {"aarch64", aasm::plan::kAuditArchAarch64, SCMP_ARCH_AARCH64, "SCMP_ARCH_AARCH64", "arm64", "arm64"},
   };
   return kTargets;
 }
@@ -30,6 +30,10 @@ std::optional<int> syscall_number(const Target& target, llvm::StringRef name) {
   const int nr = seccomp_syscall_resolve_name_arch(target.scmp_arch, name.str().c_str());
   if (nr < 0) return std::nullopt;
   return nr;
+}
+
+bool known_to_libseccomp(llvm::StringRef name) {
+  return seccomp_syscall_resolve_name(name.str().c_str()) != __NR_SCMP_ERROR;
 }
 
 llvm::ArrayRef<llvm::StringRef> known_syscall_names() {

@@ -1,7 +1,7 @@
 // moby's default seccomp profile (profiles/seccomp/default.json) against
 // its aasm port, testdata/seccomp/moby-default.yaml, call by call: the real
 // aasmc compiles the port, and the plan's x86_64 programs, run as the
-// kernel stacks them by the userspace interpreter (bpf::run_stack), must
+// kernel stacks them by the userspace interpreter (plan_answers.h), must
 // answer what moby's table decides for a container without capabilities:
 // allow for its unconditional list and its minKernel 4.8 block, EPERM (its
 // defaultErrnoRet 1) for the calls it lists only under a capability or not
@@ -22,9 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "harness.h"
-#include "kernel/bpf_interpreter.h"
-#include "plan/plan.h"
+#include "plan_answers.h"
 
 using namespace aasm;
 using namespace aasm::ktest;
@@ -123,42 +121,17 @@ const std::set<std::string> kPortHidesAsMissing = {"openat2"};
 constexpr uint32_t kAllow = SECCOMP_RET_ALLOW;
 constexpr uint32_t errno_action(int e) { return SECCOMP_RET_ERRNO | uint32_t(e); }
 
-struct Port {
-  std::vector<plan::SeccompProgram> programs;  // x86_64, install order
-
-  uint32_t answer(long nr, std::vector<uint64_t> args = {}) const {
-    bpf::SeccompData data;
-    data.nr = int32_t(nr);
-    data.arch = plan::kAuditArchX86_64;
-    for (size_t i = 0; i < args.size() && i < 6; ++i) data.args[i] = args[i];
-    auto outcome = bpf::run_stack(programs, data);
-    REQUIRE(outcome);
-    return outcome->action;
-  }
-};
-
-Port compile_port(const TempDir& dir) {
+PlanAnswers compile_port(const TempDir& dir) {
   const char* testdata = std::getenv("AASM_TESTDATA");
   REQUIRE_MESSAGE(testdata != nullptr, "AASM_TESTDATA is not set (run through meson test)");
-  const std::string out = dir / "moby.bin";
-  const Run compiled = run({binary("AASMC"), "compile", std::string(testdata) + "/seccomp/moby-default.yaml", "-o", out});
-  INFO("aasmc stderr: ", compiled.err);
-  REQUIRE(compiled.exit_code == 0);
-  auto bytes = plan::read_plan_file(out);
-  REQUIRE(bytes);
-  auto decoded = plan::decode_plan(*bytes);
-  REQUIRE_MESSAGE(decoded, (decoded ? "" : decoded.error().message));
-  Port port;
-  for (const plan::SeccompProgram* p : plan::programs_for(*decoded, plan::kAuditArchX86_64)) port.programs.push_back(*p);
-  REQUIRE(!port.programs.empty());
-  return port;
+  return compile_answers(dir, {std::string(testdata) + "/seccomp/moby-default.yaml"}, plan::kAuditArchX86_64);
 }
 
 }  // namespace
 
 TEST_CASE("moby profile: the port answers moby's table call by call on x86_64") {
   TempDir dir;
-  const Port port = compile_port(dir);
+  const PlanAnswers port = compile_port(dir);
   std::set<std::string> refused_of_allowed;
   for (const Call& call : kMobyAllows) {
     const std::string name = call.name;
@@ -185,7 +158,7 @@ TEST_CASE("moby profile: the port answers moby's table call by call on x86_64") 
 
 TEST_CASE("moby profile: the argument filters decide value by value as moby's do") {
   TempDir dir;
-  const Port port = compile_port(dir);
+  const PlanAnswers port = compile_port(dir);
   SUBCASE("personality: only 0, 0x8, 0x20000, 0x20008 and 0xffffffff") {
     for (uint64_t persona : {0x0ull, 0x8ull, 0x20000ull, 0x20008ull, 0xffffffffull}) {
       CAPTURE(persona);
