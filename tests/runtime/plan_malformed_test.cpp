@@ -123,6 +123,28 @@ Bytes with_view(const Bytes& view, uint32_t namespaces = plan::kNamespaceMount |
                          {6, flags, view}});
 }
 
+// An egress section: the any-name flag, then the allow and deny patterns
+// as (kind, port, host).
+using PatternBytes = std::tuple<uint8_t, uint16_t, std::string>;
+Bytes egress_body(uint8_t any_name, const std::vector<PatternBytes>& allow, const std::vector<PatternBytes>& deny = {}) {
+  plan::ByteWriter w;
+  w.u8(any_name);
+  for (const auto* list : {&allow, &deny}) {
+    w.u32(uint32_t(list->size()));
+    for (const auto& [kind, port, host] : *list) {
+      w.u8(kind);
+      w.u16(port);
+      w.str16(host);
+    }
+  }
+  return w.bytes();
+}
+
+Bytes with_egress(const Bytes& egress, uint32_t namespaces = plan::kNamespaceNet, uint32_t flags = plan::kSectionCritical) {
+  return test::assemble({{1, 0, test::meta_body()}, {5, plan::kSectionCritical, process_body(namespaces, 0)},
+                         {uint32_t(plan::SectionType::kEgress), flags, egress}});
+}
+
 struct Case {
   const char* name;
   std::function<Bytes()> make;
@@ -316,6 +338,39 @@ const Case kCases[] = {
                                lowerings_body({{"native", "", {}, {}}})}});
      },
      "has a backend of its own"},
+    {"an egress section not marked critical", [] { return with_egress(egress_body(0, {{0, 0, "a.test"}}), plan::kNamespaceNet, 0); },
+     "not marked critical"},
+    {"an egress section without the network namespace", [] { return with_egress(egress_body(0, {{0, 0, "a.test"}}), 0); },
+     "needs the command's own network namespace"},
+    {"an egress any-name flag of 2", [] { return with_egress(egress_body(2, {})); }, "not 0 or 1"},
+    {"an egress pattern of an unknown kind", [] { return with_egress(egress_body(0, {{3, 0, "a.test"}})); }, "unknown kind"},
+    {"an egress pattern not in its canonical spelling", [] { return with_egress(egress_body(0, {{0, 0, "A.test"}})); },
+     "canonical spelling"},
+    {"an egress suffix over a top-level domain", [] { return with_egress(egress_body(0, {{1, 0, "com"}})); },
+     "canonical spelling"},
+    {"an egress address that is a name", [] { return with_egress(egress_body(0, {{2, 0, "a.test"}})); },
+     "canonical spelling"},
+    {"an egress name that is an address", [] { return with_egress(egress_body(0, {{0, 0, "127.0.0.1"}})); },
+     "canonical spelling"},
+    {"egress patterns out of order",
+     [] { return with_egress(egress_body(0, {{0, 0, "b.test"}, {0, 0, "a.test"}})); }, "out of order"},
+    {"an egress deny pattern twice",
+     [] { return with_egress(egress_body(0, {}, {{0, 443, "a.test"}, {0, 443, "a.test"}})); }, "out of order"},
+    {"an egress section cut short",
+     [] {
+       Bytes body = egress_body(0, {{0, 0, "a.test"}});
+       body.resize(body.size() - 2);
+       return with_egress(body);
+     },
+     "egress"},
+    {"two egress sections",
+     [] {
+       const Bytes body = egress_body(0, {{0, 0, "a.test"}});
+       return test::assemble({{1, 0, test::meta_body()}, {5, plan::kSectionCritical, process_body(plan::kNamespaceNet, 0)},
+                              {uint32_t(plan::SectionType::kEgress), plan::kSectionCritical, body},
+                              {uint32_t(plan::SectionType::kEgress), plan::kSectionCritical, body}});
+     },
+     "two egress sections"},
     {"a pinned section cut short",
      [] {
        Bytes body = pinned_body({"/usr/bin/env"});
