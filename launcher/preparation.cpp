@@ -674,7 +674,6 @@ Status prepare_listener(Preparation& p, const Inputs&) {
 Status prepare_egress(Preparation& p, const Inputs&) {
   plan::Plan& plan = p.prepared.plan;
   if (!plan.egress) return Ok{};
-  if (!holds_sys_admin()) plan.process->namespaces |= plan::kNamespaceUser;  // the reader checked the section is there
   const plan::Egress& egress = *plan.egress;
   std::string requested = egress.any_name ? "every name" : std::to_string(egress.allow.size()) + " allowed";
   if (!egress.deny.empty()) requested += ", " + std::to_string(egress.deny.size()) + " denied";
@@ -686,6 +685,20 @@ Status prepare_egress(Preparation& p, const Inputs&) {
                 "the command's process was made in a network namespace of its own, with loopback only, where the "
                 "broker's socket was listening before it started; every connection out went through the broker's "
                 "check of the plan's patterns"};
+  // Without CAP_SYS_ADMIN the namespace is made in a user namespace, tried
+  // here for real (view_unavailable says why): never the host's network.
+  if (!holds_sys_admin()) {
+    if (const int error = namespaces::try_user_namespace(::geteuid(), ::getegid())) {
+      const std::string setting = namespaces::user_namespace_restriction();
+      c.achievable = ControlLevel::kRefused;
+      c.why = std::string("without root (CAP_SYS_ADMIN) the command's own network namespace needs a user namespace, "
+                          "and this host refuses aasm-launch one (") +
+              std::strerror(error) + (setting.empty() ? "" : "; " + setting) + "); " + namespaces::kUserNamespaceRemedy;
+      p.report.controls.push_back(c);
+      return refusal(Control::kNetworkHosts, c.why);
+    }
+    plan.process->namespaces |= plan::kNamespaceUser;  // the reader checked the section is there
+  }
   p.report.controls.push_back(std::move(c));
   return Ok{};
 }

@@ -324,3 +324,27 @@ TEST_CASE("attack egress: the launcher killed mid-run takes the command with it;
   if (!gone) ::kill(command, SIGKILL);
   CHECK(!contains(read_file(log), "direct connected"));
 }
+
+TEST_CASE("egress: as uid 65534 on a host that refuses a user namespace, the launch is refused naming network_hosts") {
+  TempDir dir;
+  REQUIRE(::chmod(dir.path().c_str(), 0777) == 0);
+  const std::string plan = compile_spec(dir, "hosts", spec("[\"localhost\"]"));
+  const std::string marker = dir / "ran";
+  std::vector<std::string> argv;
+  run_as(65534, argv);
+  argv.insert(argv.end(), {fault_tool(), "clone_newuser=EPERM", binary("AASM_LAUNCH"), plan, "--", "/usr/bin/touch", marker});
+  const Run refused = run(argv, dir.path());
+  INFO("stderr: ", refused.err);
+  CHECK(refused.exit_code == 125);
+  CHECK(contains(refused.err, "network_hosts: without root (CAP_SYS_ADMIN) the command's own network namespace needs a "
+                              "user namespace, and this host refuses aasm-launch one (Operation not permitted"));
+  CHECK_FALSE(exists(marker));
+  // The control: the same launch without the fault runs the command.
+  std::vector<std::string> control;
+  run_as(65534, control);
+  control.insert(control.end(), {binary("AASM_LAUNCH"), plan, "--", "/usr/bin/touch", marker});
+  const Run ran = run(control, dir.path());
+  INFO("control stderr: ", ran.err);
+  CHECK(ran.exit_code == 0);
+  CHECK(exists(marker));
+}
