@@ -805,14 +805,7 @@ int launch(const LaunchRequest& request) {
   if (broker_handoff[0] >= 0) {
     const int listening = seccomp::receive_descriptor(broker_handoff[0]);
     ::close(broker_handoff[0]);
-    if (listening >= 0) {
-      Result<std::unique_ptr<egress::Broker>> started = egress::Broker::start(listening, *prepared->plan.egress);
-      if (!started) {
-        kill_tree();
-        return abandon(started.error().message);
-      }
-      broker = std::move(*started);
-    }
+    if (listening >= 0) broker = std::make_unique<egress::Broker>(listening, *prepared->plan.egress);
   }
   ListenerAnswers answers(io.handover ? std::span<const plan::SeccompProgram>(prepared->observed)
                                       : std::span<const plan::SeccompProgram>(),
@@ -824,7 +817,7 @@ int launch(const LaunchRequest& request) {
   if (audit.fd >= 0) audit_reader.emplace(audit.fd, child, denial_log);
   const SupervisionResult supervised =
       supervise({child, pidfd, out_pipe[0], err_pipe[0], signal_fd, listener, listener >= 0 ? &answers : nullptr,
-                 &denial_log, tracer ? &*tracer : nullptr, audit_reader ? &*audit_reader : nullptr},
+                 &denial_log, tracer ? &*tracer : nullptr, audit_reader ? &*audit_reader : nullptr, broker.get()},
                 limits, kill_tree);
   if (timeline.exec) timeline.exit = now_ms();
   if (listener >= 0) ::close(listener);

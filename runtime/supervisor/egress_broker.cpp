@@ -5,7 +5,6 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
-#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -13,8 +12,6 @@
 #include <cerrno>
 #include <cstring>
 #include <string_view>
-
-#include "plan/controls.h"
 
 namespace aasm::egress {
 namespace {
@@ -227,40 +224,19 @@ std::vector<std::pair<std::string, std::string>> proxy_environment() {
   return out;
 }
 
-Result<std::unique_ptr<Broker>> Broker::start(int listen_fd, plan::Egress rules) {
-  const int wake = ::eventfd(0, EFD_CLOEXEC);
-  if (wake < 0) {
-    ::close(listen_fd);
-    return make_error(std::string(control_name(Control::kNetworkHosts)) + ": eventfd: " + std::strerror(errno));
-  }
-  std::unique_ptr<Broker> broker(new Broker(listen_fd, wake, std::move(rules)));
-  broker->acceptor_ = std::thread([b = broker.get()] { b->accept_loop(); });
-  return broker;
-}
+Broker::Broker(int listen_fd, plan::Egress rules) : listen_fd_(listen_fd), rules_(std::move(rules)) {}
 
-Broker::Broker(int listen_fd, int wake_fd, plan::Egress rules)
-    : listen_fd_(listen_fd), wake_fd_(wake_fd), rules_(std::move(rules)) {}
-
-Broker::~Broker() {
-  stop();
-  ::close(wake_fd_);
-}
+Broker::~Broker() { stop(); }
 
 void Broker::stop() {
-  {
-    std::unique_lock lock(mutex_);
-    if (!stopping_) {
-      stopping_ = true;
-      const uint64_t one = 1;
-      (void)!::write(wake_fd_, &one, sizeof one);
-      for (int fd : open_) ::shutdown(fd, SHUT_RDWR);
-    }
-    ended_.wait(lock, [this] { return serving_ == 0; });
+  std::unique_lock lock(mutex_);
+  if (!stopping_) {
+    stopping_ = true;
+    for (int fd : open_) ::shutdown(fd, SHUT_RDWR);
   }
-  if (acceptor_.joinable()) {
-    acceptor_.join();
-    ::close(listen_fd_);
-  }
+  ended_.wait(lock, [this] { return serving_ == 0; });
+  if (listen_fd_ >= 0) ::close(listen_fd_);
+  listen_fd_ = -1;
 }
 
 bool Broker::track(int fd) {
@@ -275,32 +251,26 @@ void Broker::untrack(int fd) {
   open_.erase(fd);
 }
 
-void Broker::accept_loop() {
-  for (;;) {
-    pollfd p[2] = {{listen_fd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
-    if (::poll(p, 2, -1) < 0 && errno != EINTR) return;
-    if (p[1].revents) return;
-    if (!(p[0].revents & POLLIN)) continue;
-    const int client = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
-    if (client < 0) continue;
-    {
-      std::lock_guard lock(mutex_);
-      if (stopping_) {
-        ::close(client);
-        return;
-      }
-      ++serving_;
-      open_.insert(client);
-    }
-    std::thread([this, client] {
-      serve(client);
-      std::lock_guard lock(mutex_);
-      open_.erase(client);
+void Broker::accept_one() {
+  const int client = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+  if (client < 0) return;
+  {
+    std::lock_guard lock(mutex_);
+    if (stopping_) {
       ::close(client);
-      --serving_;
-      ended_.notify_all();
-    }).detach();
+      return;
+    }
+    ++serving_;
+    open_.insert(client);
   }
+  std::thread([this, client] {
+    serve(client);
+    std::lock_guard lock(mutex_);
+    open_.erase(client);
+    ::close(client);
+    --serving_;
+    ended_.notify_all();
+  }).detach();
 }
 
 void Broker::serve(int client) {

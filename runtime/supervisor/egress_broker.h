@@ -55,14 +55,20 @@ struct HostTally {
   uint64_t connections = 0, bytes_sent = 0, bytes_received = 0;
 };
 
+// The supervision loop polls listen_fd() and calls accept_one() when it is
+// readable (supervise.h), so a run that never connects starts no thread;
+// each connection is served on a thread of its own.
 class Broker {
  public:
-  // Serves `listen_fd` (taken over; closed by stop) on threads of its own.
-  static Result<std::unique_ptr<Broker>> start(int listen_fd, plan::Egress rules);
+  // Takes `listen_fd` over (closed by stop).
+  Broker(int listen_fd, plan::Egress rules);
   ~Broker();
   Broker(const Broker&) = delete;
   Broker& operator=(const Broker&) = delete;
 
+  int listen_fd() const { return listen_fd_; }
+  // Accepts one waiting connection and serves it on a thread of its own.
+  void accept_one();
   // No new connection; every open one is shut down; returns once every
   // thread has ended. The command's end calls it: nothing is left open.
   void stop();
@@ -70,18 +76,14 @@ class Broker {
   std::vector<HostTally> tallies() const;
 
  private:
-  Broker(int listen_fd, int wake_fd, plan::Egress rules);
-  void accept_loop();
   void serve(int client);
   void tally(const plan::HostRequest& request, bool allowed, const std::string& why, uint64_t sent, uint64_t received,
              bool connected);
   bool track(int fd);
   void untrack(int fd);
 
-  const int listen_fd_;
-  const int wake_fd_;  // an eventfd: stop() wakes the acceptor with it
+  int listen_fd_;
   const plan::Egress rules_;
-  std::thread acceptor_;
   mutable std::mutex mutex_;
   std::condition_variable ended_;
   bool stopping_ = false;

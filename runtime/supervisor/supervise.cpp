@@ -1,5 +1,6 @@
 #include "supervisor/supervise.h"
 
+#include "supervisor/egress_broker.h"
 #include "supervisor/explain_tracer.h"
 #include "supervisor/landlock_audit.h"
 #include "supervisor/listener_answers.h"
@@ -103,7 +104,7 @@ SupervisionResult supervise(const SupervisedChild& child, const SupervisionLimit
   for (;;) {
     const auto [out_fd, out_done] = out.polled();
     const auto [err_fd, err_done] = err.polled();
-    pollfd fds[9] = {{child.pidfd, POLLIN, 0},
+    pollfd fds[10] = {{child.pidfd, POLLIN, 0},
                      {out_fd, POLLIN, 0},
                      {err_fd, POLLIN, 0},
                      {child.signal_fd, POLLIN, 0},
@@ -111,11 +112,12 @@ SupervisionResult supervise(const SupervisedChild& child, const SupervisionLimit
                      {child.tracer ? child.tracer->signal_fd() : -1, POLLIN, 0},
                      {child.audit ? child.audit->fd() : -1, POLLIN, 0},
                      {out_done, POLLIN, 0},
-                     {err_done, POLLIN, 0}};
+                     {err_done, POLLIN, 0},
+                     {child.broker ? child.broker->listen_fd() : -1, POLLIN, 0}};
     int timeout = -1;
     if (deadline >= 0 && !killed) timeout = int(std::max<int64_t>(0, deadline - monotonic_ms()));
     if (tracer_behind) timeout = 0;
-    const int ready = ::poll(fds, 9, timeout);
+    const int ready = ::poll(fds, 10, timeout);
     if (ready < 0 && errno != EINTR) break;
     if (deadline >= 0 && !killed && monotonic_ms() >= deadline) end_run(Ending::kDeadline);
     if (fds[3].revents & POLLIN) {
@@ -127,6 +129,7 @@ SupervisionResult supervise(const SupervisedChild& child, const SupervisionLimit
     // output relayed, its signals forwarded and its deadline kept.
     if (fds[4].revents & POLLIN) child.answers->answer_one(listener, child.denials);
     if (fds[6].revents & POLLIN) child.audit->read_pending();
+    if (fds[9].revents & POLLIN) child.broker->accept_one();
     if (fds[4].revents & (POLLHUP | POLLERR | POLLNVAL)) listener = -1;  // no task left that uses the filter
     if (fds[7].revents & POLLIN) out.writer->acknowledge();
     if (fds[8].revents & POLLIN) err.writer->acknowledge();

@@ -19,6 +19,7 @@ class ListenerAnswers;
 namespace denials { class Log; }
 namespace explain { class Tracer; }
 namespace landlock_audit { class Reader; }
+namespace egress { class Broker; }
 
 struct SupervisionLimits {
   std::optional<uint64_t> wall_clock_seconds, stdout_bytes, stderr_bytes;
@@ -57,6 +58,7 @@ struct SupervisedChild {
   denials::Log* denials = nullptr;     // where observers record what was refused
   explain::Tracer* tracer = nullptr;   // --explain: the tree's tracer, whose stops are handled here
   landlock_audit::Reader* audit = nullptr;  // Landlock's audit records, where the host delivers them
+  egress::Broker* broker = nullptr;         // network.outbound.hosts: its connections accepted here
 };
 
 // `kill_tree` ends the whole tree (the deadline, an output limit).
