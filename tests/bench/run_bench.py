@@ -25,6 +25,7 @@ files, make -j2, npm ci; bare, Landlock, the view, both, bwrap).
 Compile: aasmc compile of each shipped profile, interleaved rounds, median.
 """
 import argparse
+import http.server
 import datetime
 import json
 import os
@@ -35,12 +36,14 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PROFILES = ["ci-build", "coding-agent", "coding-agent-web", "replay"]
 MINIMAL = os.path.join(ROOT, "tests/bench/launch/minimal.yaml")
 LIMITS = os.path.join(ROOT, "tests/bench/launch/coding-agent-cgroup.yaml")
+EGRESS_MIB = 100
 WARMUP = 10
 SEED = 26
 
@@ -139,6 +142,15 @@ def launch_variants(build, work, scratch, compare):
 
     compile_plan("minimal", MINIMAL)
     compile_plan("minimal+cgroup", MINIMAL, LIMITS)
+    # The broker's launch cost (issue 27): the same plan with a bare network
+    # namespace, and with network.outbound.hosts (that namespace and the broker).
+    for name, spec in (("minimal+net", "  isolation:\n    namespaces: [net]\n"),
+                       ("minimal+hosts", "  network:\n    outbound:\n      hosts: [\"registry.npmjs.org\"]\n")):
+        tier = os.path.join(scratch, name + ".yaml")
+        with open(tier, "w") as f:
+            f.write(f"apiVersion: aasm.dev/v1\nkind: Policy\nmetadata: {{name: {name.replace('+', '-')}, tier: run}}\n"
+                    f"spec:\n{spec}")
+        compile_plan(name, MINIMAL, tier)
     without_resources(os.path.join(ROOT, "profiles/ci-build.yaml"), os.path.join(scratch, "ci-build-nocgroup.yaml"))
     compile_plan("ci-build, no cgroup", os.path.join(scratch, "ci-build-nocgroup.yaml"))
     for p in PROFILES:
@@ -176,6 +188,9 @@ def launch_variants(build, work, scratch, compare):
                 v.skipped = "its plan did not compile"
             vs.append(v)
     aasm("aasm minimal + cgroup", "minimal+cgroup", "the same + coding-agent-cgroup.yaml (memory, pids, cpu)")
+    aasm("aasm minimal + net namespace", "minimal+net", "the same + isolation.namespaces: [net]")
+    aasm("aasm minimal + hosts", "minimal+hosts",
+         "the same + network.outbound.hosts: its network namespace and the egress broker (docs/egress.md)")
     aasm("aasm ci-build, no cgroup", "ci-build, no cgroup", "profiles/ci-build.yaml without its resources")
     for p in PROFILES:
         aasm("aasm " + p, p, f"profiles/{p}.yaml")
@@ -273,6 +288,84 @@ def bench_compile(build, rounds, work):
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         rss[k] = int(done.stderr.strip().splitlines()[-1])
     return {k: (statistics.median(t), p95(t), rss[k]) for k, t in times.items()}
+
+
+class _Blob(http.server.BaseHTTPRequestHandler):
+    """The blob file for every GET, by sendfile(2): the server takes next to
+    no CPU, so that on a 2-CPU host the comparison is the relay's cost, not
+    three busy processes sharing two CPUs."""
+    path_of_blob = ""
+
+    def do_GET(self):
+        self.send_response(200)
+        self.send_header("Content-Length", str(EGRESS_MIB << 20))
+        self.end_headers()
+        self.wfile.flush()
+        with open(self.path_of_blob, "rb") as f:
+            self.connection.sendfile(f)
+
+    def log_message(self, *args):
+        pass
+
+
+def bench_egress(build, workdir, rounds):
+    """A download over loopback under aasm-launch, through the broker
+    (network.outbound.hosts) and direct (the same plan without it), in
+    interleaved rounds: what the broker's relay costs."""
+    aasmc, launcher = os.path.join(build, "compiler/aasmc"), os.path.join(build, "launcher/aasm-launch")
+    curl = shutil.which("curl")
+    if not curl:
+        return ["## Egress: a download through the broker", "", "Skipped: curl is not installed (apt-get install curl)."]
+    work = os.path.join(workdir, "egress")
+    os.makedirs(work, exist_ok=True)
+    _Blob.path_of_blob = os.path.join(work, "blob")
+    size = os.path.getsize(_Blob.path_of_blob) if os.path.exists(_Blob.path_of_blob) else -1
+    if size != EGRESS_MIB << 20:
+        with open(_Blob.path_of_blob, "wb") as f:
+            f.write(bytes(EGRESS_MIB << 20))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Blob)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    port = server.server_address[1]
+    plans = {}
+    for name, network in (("direct", ""), ("broker", f"  network:\n    outbound:\n      hosts: [\"localhost:{port}\"]\n")):
+        source = os.path.join(work, name + ".yaml")
+        with open(source, "w") as f:
+            f.write("apiVersion: aasm.dev/v1\nkind: Policy\nmetadata: {name: egress-bench, tier: agent}\nspec:\n"
+                    "  filesystem:\n    read: {allow: [\"/usr\", \"/etc\", \"/dev\"]}\n"
+                    "    write: {allow: [\"/dev/null\"]}\n    execute: {allow: [\"/usr\"]}\n" + network)
+        plans[name] = os.path.join(work, name + ".bin")
+        subprocess.run([aasmc, "compile", source, "-o", plans[name]], check=True, capture_output=True)
+    url = f"http://localhost:{port}/blob"
+    argv = {"direct": [launcher, plans["direct"], "--", curl, "-sf", "--noproxy", "*", "-o", "/dev/null", url],
+            "broker": [launcher, plans["broker"], "--", "/usr/bin/env", "-u", "no_proxy", "-u", "NO_PROXY", curl, "-sf",
+                       "-o", "/dev/null", url]}
+    times = {k: [] for k in argv}
+    rng = random.Random(SEED)
+    for r in range(1 + rounds):
+        order = list(argv)
+        rng.shuffle(order)
+        for k in order:
+            start = time.perf_counter()
+            done = subprocess.run(argv[k], capture_output=True, text=True)
+            seconds = time.perf_counter() - start
+            if done.returncode:
+                server.shutdown()
+                return ["## Egress: a download through the broker", "",
+                        f"Failed: the {k} download exited {done.returncode}: {done.stderr.strip()[-300:]}"]
+            if r:
+                times[k].append(seconds)
+    server.shutdown()
+    med = {k: statistics.median(v) for k, v in times.items()}
+    ratio = med["broker"] / med["direct"]
+    return ["## Egress: a download through the broker", "",
+            f"`curl` of {EGRESS_MIB} MiB from an HTTP server on the host's loopback, under `aasm-launch`: direct (a plan "
+            f"without `network.outbound.hosts`) and through the broker (the same plan listing `localhost:{port}`), "
+            f"{rounds} interleaved rounds after 1 warm-up; wall seconds, launch included.", "",
+            "| path | median s | MiB/s |", "|---|---:|---:|",
+            f"| direct | {med['direct']:.3f} | {EGRESS_MIB / med['direct']:.0f} |",
+            f"| broker | {med['broker']:.3f} | {EGRESS_MIB / med['broker']:.0f} |", "",
+            f"Issue 27's goal, the broker <= 10% over a direct connect: {100 * (ratio - 1):+.1f}% "
+            f"({'met' if ratio <= 1.10 else '**not met**'})."]
 
 
 def svg_plot(vs, bare):
@@ -417,6 +510,9 @@ def main():
     cg = over.get("aasm minimal + cgroup"), over.get("aasm minimal")
     goal("cgroup: aasm minimal + cgroup - aasm minimal <= +0.5 ms",
          cg[0] - cg[1] if None not in cg else None, lambda x: x <= 0.5, " ms")
+    hosts = over.get("aasm minimal + hosts"), over.get("aasm minimal + net namespace")
+    goal("issue 27: the broker, aasm minimal + hosts - the same with a bare net namespace <= +1.0 ms",
+         hosts[0] - hosts[1] if None not in hosts else None, lambda x: x <= 1.0, " ms")
     ci = over.get("aasm ci-build"), over.get("aasm ci-build, no cgroup")
     goal("cgroup: aasm ci-build - the same without its cgroup <= +0.5 ms",
          ci[0] - ci[1] if None not in ci else None, lambda x: x <= 0.5, " ms")
@@ -462,6 +558,9 @@ def main():
         report += ["## Real work", "", f"`tests/bench/launch/real_work.py ... --rounds {args.real_rounds}` "
                    "(docs/benchmarks.md, \"Real work under the filesystem view\", says what each variant runs):", "",
                    real.stdout.strip(), ""]
+
+    say(f"bench: egress ({EGRESS_MIB} MiB over loopback, direct and through the broker)")
+    report += bench_egress(build, args.workdir, args.real_rounds) + [""]
 
     say("bench: compile (aasmc compile of each shipped profile)")
     with tempfile.TemporaryDirectory(prefix="aasm-bench-compile-") as cwork:
