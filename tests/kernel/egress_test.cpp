@@ -348,3 +348,26 @@ TEST_CASE("egress: as uid 65534 on a host that refuses a user namespace, the lau
   CHECK(ran.exit_code == 0);
   CHECK(exists(marker));
 }
+
+TEST_CASE("egress: aasmc suggest proposes a refused host from the receipt, and the edited policy lets it through") {
+  HttpServer server;
+  const std::string port = std::to_string(server.port());
+  TempDir dir;
+  const std::string plan = compile_spec(dir, "hosts", spec("{allow: [\"localhost:" + std::to_string(server.port() ^ 1) + "\"]}"));
+  const std::string wanted = "get http://localhost:" + port + "/suggested";
+  write_file(dir / "client.py", kClient);
+  const Run refused = run({binary("AASM_LAUNCH"), "--receipt", dir / "receipt.json", plan, "--", "/usr/bin/python3",
+                           dir / "client.py", wanted},
+                          dir.path());
+  INFO("stderr: ", refused.err);
+  CHECK(refused.out == line(wanted, "HTTP 403"));
+  const Run suggested = run({binary("AASMC"), "suggest", dir / "receipt.json", dir / "hosts.yaml"}, dir.path());
+  INFO("suggest: ", suggested.out, suggested.err);
+  CHECK(contains(suggested.out, "+      hosts: {allow: [\"localhost:" + std::to_string(server.port() ^ 1) + "\", \"localhost:" + port + "\"]}"));
+  // Applied by hand (patch is not a test dependency), the edited policy lets it through.
+  const std::string edited = compile_spec(dir, "edited", spec("{allow: [\"localhost:" + std::to_string(server.port() ^ 1) +
+                                                                "\", \"localhost:" + port + "\"]}"));
+  const Run allowed = client(edited, dir, {wanted});
+  INFO("stderr: ", allowed.err);
+  CHECK(allowed.out == line(wanted, "200 hello /suggested"));
+}
