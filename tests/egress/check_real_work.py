@@ -2,8 +2,10 @@
 """Real work through the egress broker (docs/egress.md, issue 27), as root
 and as uid 65534:
 
-- git clone over HTTP from a repository this test serves on the host's
-  loopback (dumb HTTP, `git update-server-info`), under a plan whose
+- git clone over HTTP and over HTTPS (CONNECT; a certificate for localhost
+  made here, trusted through GIT_SSL_CAINFO) from a repository this test
+  serves on the host's loopback (dumb HTTP, `git update-server-info`), under
+  a plan whose
   network.outbound.hosts lists only that server: the clone succeeds; under
   a plan listing another name it fails and the broker's denial names the
   host (offline: always runs);
@@ -24,6 +26,7 @@ import http.server
 import os
 import shutil
 import socket
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -60,7 +63,7 @@ spec:
       hosts: {hosts}
   environment:
     # A host whose egress re-signs TLS names its CA bundle so (node reads no system store).
-    pass: ["NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE"]
+    pass: ["NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "GIT_SSL_CAINFO"]
     set: {{HOME: "{work}", npm_config_cache: "{work}/.npm", npm_config_update_notifier: "false"}}
 '''
 
@@ -76,12 +79,22 @@ def compile_plan(aasmc, work, name, hosts):
     return plan
 
 
-def under(launcher, plan, uid, command, cwd):
+def under(launcher, plan, uid, command, cwd, env=None):
     prefix = [] if uid == 0 else ['/usr/bin/setpriv', f'--reuid={uid}', f'--regid={uid}', '--clear-groups', '--']
-    return run(prefix + [launcher, plan, '--', '/usr/bin/env', '-u', 'no_proxy', '-u', 'NO_PROXY'] + command, cwd=cwd)
+    return run(prefix + [launcher, plan, '--', '/usr/bin/env', '-u', 'no_proxy', '-u', 'NO_PROXY'] + command, cwd=cwd,
+               env=env)
 
 
-def serve_repository(root):
+def certificate(root):
+    """A self-signed certificate for localhost, and its key."""
+    cert, key = os.path.join(root, 'cert.pem'), os.path.join(root, 'key.pem')
+    run(['openssl', 'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost',
+         '-addext', 'subjectAltName=DNS:localhost', '-keyout', key, '-out', cert], check=True)
+    os.chmod(cert, 0o644)
+    return cert, key
+
+
+def serve_repository(root, tls=None):
     """A bare repository served by dumb HTTP on 127.0.0.1 (a free port)."""
     source = os.path.join(root, 'source')
     os.makedirs(source)
@@ -99,22 +112,28 @@ def serve_repository(root):
             pass
     handler = functools.partial(Quiet, directory=os.path.join(root, 'served'))
     server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), handler)
+    if tls:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(*tls)
+        server.socket = context.wrap_socket(server.socket, server_side=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
 
 
-def git_clone(aasmc, launcher, uid):
+def git_clone(aasmc, launcher, uid, scheme):
     with tempfile.TemporaryDirectory(prefix='aasm-egress-git-') as root:
         os.chmod(root, 0o755)
-        server = serve_repository(root)
-        port = server.server_address[1]
         work = os.path.join(root, 'work')
         os.makedirs(work)
+        tls = certificate(work) if scheme == 'https' else None  # where the command may read it
         os.chown(work, uid, uid)
-        url = f'http://localhost:{port}/repo.git'
+        server = serve_repository(root, tls)
+        port = server.server_address[1]
+        url = f'{scheme}://localhost:{port}/repo.git'
         listed = compile_plan(aasmc, work, 'listed', f'["localhost:{port}"]')
         other = compile_plan(aasmc, work, 'other', '["git.example.org"]')
-        done = under(launcher, listed, uid, ['/usr/bin/git', 'clone', '-q', url, 'clone'], work)
+        env = dict(os.environ, GIT_SSL_CAINFO=tls[0]) if tls else None
+        done = under(launcher, listed, uid, ['/usr/bin/git', 'clone', '-q', url, 'clone'], work, env)
         readme = os.path.join(work, 'clone', 'README')
         if done.returncode or not os.path.exists(readme):
             fail(f'uid {uid}: git clone {url} through the broker: exit {done.returncode}: {done.stderr.strip()}')
@@ -122,7 +141,7 @@ def git_clone(aasmc, launcher, uid):
             fail(f'uid {uid}: git clone: no broker event for localhost: {done.stderr.strip()}')
         else:
             print(f'ok: uid {uid}: git clone {url} through the broker', flush=True)
-        done = under(launcher, other, uid, ['/usr/bin/git', 'clone', '-q', url, 'clone2'], work)
+        done = under(launcher, other, uid, ['/usr/bin/git', 'clone', '-q', url, 'clone2'], work, env)
         if done.returncode == 0 or f'broker refused localhost:{port} -> HTTP 403' not in done.stderr:
             fail(f'uid {uid}: git clone with localhost not listed: exit {done.returncode}: {done.stderr.strip()}')
         else:
@@ -166,7 +185,8 @@ def main():
     if os.geteuid() != 0:
         sys.exit('check_real_work.py runs as root (it also runs the clients as uid 65534)')
     for uid in (0, NOBODY):
-        git_clone(aasmc, launcher, uid)
+        for scheme in ('http', 'https'):
+            git_clone(aasmc, launcher, uid, scheme)
     online = registry_reachable()
     if online:
         for uid in (0, NOBODY):
