@@ -9,6 +9,10 @@ and as uid 65534:
   network.outbound.hosts lists only that server: the clone succeeds; under
   a plan listing another name it fails and the broker's denial names the
   host (offline: always runs);
+- pip download of a wheel from a package index (PEP 503's simple API) this
+  test serves over HTTPS on the host's loopback, with a venv's pip, under a
+  plan listing only the index: it succeeds; listing another name, it fails
+  with the denial (offline: always runs);
 - npm install of a pinned package from registry.npmjs.org under a plan
   listing only the registry: it succeeds; under a plan listing another name
   it fails, and the denial names registry.npmjs.org. Where the registry
@@ -31,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import zipfile
 
 NOBODY = 65534
 SKIP = 77
@@ -49,15 +54,16 @@ def run(args, **kwargs):
     return subprocess.run(args, capture_output=True, text=True, **kwargs)
 
 
-def policy(hosts, work):
+def policy(hosts, work, readable=()):
+    extra = ''.join(f', "{path}"' for path in readable)
     return f'''apiVersion: aasm.dev/v1
 kind: Policy
 metadata: {{name: egress-real-work, tier: agent}}
 spec:
   filesystem:
-    read: {{allow: ["/usr", "/etc", "/dev", "/proc", "{work}"]}}
+    read: {{allow: ["/usr", "/etc", "/dev", "/proc", "{work}"{extra}]}}
     write: {{allow: ["{work}", "/dev/null"]}}
-    execute: {{allow: ["/usr"]}}
+    execute: {{allow: ["/usr"{extra}]}}
   network:
     outbound:
       hosts: {hosts}
@@ -68,10 +74,10 @@ spec:
 '''
 
 
-def compile_plan(aasmc, work, name, hosts):
+def compile_plan(aasmc, work, name, hosts, readable=()):
     source = os.path.join(work, name + '.yaml')
     with open(source, 'w') as f:
-        f.write(policy(hosts, work))
+        f.write(policy(hosts, work, readable))
     plan = os.path.join(work, name + '.bin')
     done = run([aasmc, 'compile', source, '-o', plan])
     if done.returncode:
@@ -149,6 +155,60 @@ def git_clone(aasmc, launcher, uid, scheme):
         server.shutdown()
 
 
+def wheel(directory):
+    """A minimal pure-Python wheel, aasm_probe_pkg 1.0, and its file name."""
+    name = 'aasm_probe_pkg-1.0-py3-none-any.whl'
+    files = {'aasm_probe_pkg/__init__.py': 'VALUE = 1\n',
+             'aasm_probe_pkg-1.0.dist-info/METADATA': 'Metadata-Version: 2.1\nName: aasm-probe-pkg\nVersion: 1.0\n',
+             'aasm_probe_pkg-1.0.dist-info/WHEEL': 'Wheel-Version: 1.0\nGenerator: aasm-test\nRoot-Is-Purelib: true\nTag: py3-none-any\n'}
+    record = ''.join(f'{path},,\n' for path in files) + 'aasm_probe_pkg-1.0.dist-info/RECORD,,\n'
+    with zipfile.ZipFile(os.path.join(directory, name), 'w') as z:
+        for path, text in files.items():
+            z.writestr(path, text)
+        z.writestr('aasm_probe_pkg-1.0.dist-info/RECORD', record)
+    return name
+
+
+def pip_download(aasmc, launcher, uid, venv):
+    with tempfile.TemporaryDirectory(prefix='aasm-egress-pip-') as root:
+        os.chmod(root, 0o755)
+        work = os.path.join(root, 'work')
+        os.makedirs(work)
+        cert, key = certificate(work)
+        os.chown(work, uid, uid)
+        project = os.path.join(root, 'served', 'simple', 'aasm-probe-pkg')
+        os.makedirs(project)
+        name = wheel(project)
+        with open(os.path.join(project, 'index.html'), 'w') as f:
+            f.write(f'<!DOCTYPE html><html><body><a href="{name}">{name}</a></body></html>\n')
+
+        class Quiet(http.server.SimpleHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+        server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), functools.partial(Quiet, directory=os.path.join(root, 'served')))
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(cert, key)
+        server.socket = context.wrap_socket(server.socket, server_side=True)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        port = server.server_address[1]
+        listed = compile_plan(aasmc, work, 'listed', f'["localhost:{port}"]', [venv])
+        other = compile_plan(aasmc, work, 'other', '["pypi.example.org"]', [venv])
+        pip = [os.path.join(venv, 'bin', 'pip'), 'download', '--no-cache-dir', '--disable-pip-version-check',
+               '--index-url', f'https://localhost:{port}/simple/', '--cert', cert, '-d', os.path.join(work, 'got'),
+               'aasm-probe-pkg']
+        done = under(launcher, listed, uid, pip, work)
+        if done.returncode or not os.path.exists(os.path.join(work, 'got', name)):
+            fail(f'uid {uid}: pip download through the broker: exit {done.returncode}: {done.stderr.strip()[-2000:]}')
+        else:
+            print(f'ok: uid {uid}: pip download {name} from https://localhost:{port}/simple/ through the broker', flush=True)
+        done = under(launcher, other, uid, pip + ['--retries', '0'], work)
+        if done.returncode == 0 or f'broker refused localhost:{port} -> HTTP 403' not in done.stderr:
+            fail(f'uid {uid}: pip download with the index not listed: exit {done.returncode}: {done.stderr.strip()[-2000:]}')
+        else:
+            print(f'ok: uid {uid}: pip download refused, the denial names localhost:{port}', flush=True)
+        server.shutdown()
+
+
 def registry_reachable():
     try:
         socket.create_connection((REGISTRY, 443), timeout=10).close()
@@ -187,6 +247,15 @@ def main():
     for uid in (0, NOBODY):
         for scheme in ('http', 'https'):
             git_clone(aasmc, launcher, uid, scheme)
+    with tempfile.TemporaryDirectory(prefix='aasm-egress-venv-') as scratch:
+        os.chmod(scratch, 0o755)
+        venv = os.path.join(scratch, 'venv')
+        made = run(['/usr/bin/python3', '-m', 'venv', venv])  # the system's python, which the sandbox can run
+        if made.returncode:
+            fail('python3 -m venv: ' + made.stderr.strip())
+        else:
+            for uid in (0, NOBODY):
+                pip_download(aasmc, launcher, uid, venv)
     online = registry_reachable()
     if online:
         for uid in (0, NOBODY):
