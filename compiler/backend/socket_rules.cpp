@@ -5,6 +5,7 @@
 #include <iterator>
 #include <vector>
 
+#include "backend/egress_lowering.h"
 #include "kernel/landlock_uapi.h"
 #include "middle/resolve_syscalls.h"
 
@@ -35,21 +36,28 @@ bool confines_outbound_tcp(const NetworkIR& network) {
 //   TCP_FASTOPEN_CONNECT defers the SYN to the first write (connect() is still
 //   checked, refused for defence in depth) and TCP_REPAIR makes connect() skip
 //   the handshake (CAP_NET_ADMIN only; refused all the same).
+// The socket families a confined outbound leaves: AF_UNIX, AF_INET and
+// AF_INET6. The others reach past any network namespace too (AF_VSOCK to
+// the hypervisor), so the broker's namespace keeps this rule as well.
+// libseccomp compares an argument once per rule, so "not in {...}" is
+// written as the values around the allowed ones (a negative int is a large
+// unsigned 32-bit value).
+std::vector<SocketRule> family_rules() {
+  return {{"socket", "domain == AF_UNSPEC || domain in {3, 4, 5, 6, 7, 8, 9} || domain > AF_INET6"},
+          {"socketpair", "domain != AF_UNIX"}};
+}
+
 std::vector<SocketRule> outbound_rules(const NetworkIR& network) {
   const NetworkRuleIR& outbound = *network.outbound;
   const bool udp = !outbound.none && outbound.udp.has_value();
   const bool no_inet = outbound.none && network.bind && network.bind->none;
-  // libseccomp compares an argument once per rule, so "not in {...}" is
-  // written as the values around the allowed ones (a negative int is a
-  // large unsigned 32-bit value).
-  std::vector<SocketRule> rules = {
-      {"socket", "domain == AF_UNSPEC || domain in {3, 4, 5, 6, 7, 8, 9} || domain > AF_INET6"},
-      {"socketpair", "domain != AF_UNIX"},
+  std::vector<SocketRule> rules = family_rules();
+  rules.insert(rules.end(), {
       {"sendto", "flags & MSG_FASTOPEN"},
       {"sendmsg", "flags & MSG_FASTOPEN"},
       {"sendmmsg", "flags & MSG_FASTOPEN"},
       {"setsockopt", "level == IPPROTO_TCP && optname in {TCP_FASTOPEN_CONNECT, TCP_REPAIR}"},
-  };
+  });
   // EAFNOSUPPORT, what a kernel without the family answers: final for curl
   // and wget, which retry an EACCES (wget twenty times, for minutes).
   if (no_inet)
@@ -140,6 +148,8 @@ llvm::Expected<std::vector<SocketRuleIR>> socket_rules_of(const PolicyIR& ir) {
   if (confines_outbound_tcp(ir.network))
     if (llvm::Error error = add("network.outbound", outbound_rules(ir.network), ir.network.outbound->from, false))
       return error;
+  if (const NetworkRuleIR* brokered = brokered_outbound(ir.network))
+    if (llvm::Error error = add("network.outbound.hosts", family_rules(), *brokered->brokered, false)) return error;
   if (refuses_every_bind(ir.network))
     if (llvm::Error error = add("network.bind", bind_rules(), ir.network.bind->from, false)) return error;
   // An allow-list needs Landlock's RESOLVE_UNIX; where the host lacks it and

@@ -83,6 +83,7 @@ class HttpServer {
 //   udp HOST:PORT     a UDP connect (sends nothing): is there a route?
 //   raw HOST:PORT|B   the bytes B (\r\n written as such) to the broker as they are
 //   resolve NAME:0    the command's own name lookup
+//   family N          a stream socket of address family N, made and closed
 constexpr const char* kClient = R"PY(
 import os, socket, sys, urllib.request, urllib.error
 for name in ("no_proxy", "NO_PROXY"):
@@ -91,6 +92,9 @@ def attempt(kind, target):
     try:
         if kind == "get":
             return "200 " + urllib.request.urlopen(target, timeout=10).read().decode()
+        if kind == "family":  # family N: a stream socket of address family N, created and closed
+            socket.socket(int(target), socket.SOCK_STREAM).close()
+            return "created"
         host, port = target.split("|", 1)[0].rsplit(":", 1)
         if kind == "raw":  # raw HOST:PORT|BYTES: BYTES sent to the broker as they are, its answer's first line
             target, data = target.split("|", 1)
@@ -315,12 +319,18 @@ TEST_CASE("attack egress: the launcher killed mid-run takes the command with it;
   int status = 0;
   REQUIRE(::waitpid(launcher, &status, 0) == launcher);
   reap.release();
+  // Gone, or dead and waiting to be reaped by whoever it was reparented to.
+  const auto ended = [command] {
+    const std::optional<std::string> stat = read_proc_file("/proc/" + std::to_string(command) + "/stat");
+    const size_t paren = stat ? stat->rfind(')') : std::string::npos;
+    return !stat || paren == std::string::npos || stat->compare(paren + 1, 3, " Z ") == 0;
+  };
   bool gone = false;
-  for (int i = 0; i < 40 && !gone; ++i) {
-    gone = ::kill(command, 0) != 0;
+  for (int i = 0; i < 100 && !gone; ++i) {
+    gone = ended();
     if (!gone) sleep_ms(50);
   }
-  CHECK_MESSAGE(gone, "the command outlived its killed launcher by 2 s");
+  CHECK_MESSAGE(gone, "the command outlived its killed launcher by 5 s");
   if (!gone) ::kill(command, SIGKILL);
   CHECK(!contains(read_file(log), "direct connected"));
 }
@@ -370,4 +380,17 @@ TEST_CASE("egress: aasmc suggest proposes a refused host from the receipt, and t
   const Run allowed = client(edited, dir, {wanted});
   INFO("stderr: ", allowed.err);
   CHECK(allowed.out == line(wanted, "200 hello /suggested"));
+}
+
+TEST_CASE("attack egress: address families that reach past a network namespace (AF_VSOCK) are refused at socket()") {
+  TempDir dir;
+  const std::string plan = compile_spec(dir, "hosts", spec("[\"localhost\"]"));
+  const std::string vsock = "family 40";  // AF_VSOCK: the hypervisor's sockets, in no network namespace
+  const std::string inet = "family 2";    // AF_INET: the broker's way, the control
+  const Run r = client(plan, dir, {vsock, inet});
+  INFO("stderr: ", r.err);
+  CHECK(r.out == line(vsock, "errno " + std::to_string(EACCES)) + line(inet, "created"));
+  // The control: without hosts the same socket is made (or the host has no vsock: not EACCES either).
+  const Run open = client(compile_spec(dir, "open", spec("")), dir, {vsock});
+  CHECK(!contains(open.out, "errno " + std::to_string(EACCES)));
 }
