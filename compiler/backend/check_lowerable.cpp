@@ -27,15 +27,14 @@ class Refusals {
 bool check_lowerable(const PolicyIR& ir, Diagnostics& diags) {
   Refusals refusals(diags);
   // Host names are the broker's (docs/egress.md), which serves the command
-  // in a network namespace of its own: a TCP port list of another document
-  // would be Landlock's, in that namespace, and shut the command out of the
-  // broker's port. The ports go on the names.
+  // in a network namespace of its own; another document's TCP port list
+  // goes onto the names (merge.cpp), but a deny-only `hosts` has none.
   const std::optional<NetworkRuleIR>& outbound = ir.network.outbound;
   if (outbound && !outbound->none && outbound->brokered && outbound->tcp_ports)
-    refusals.refuse_because("network.outbound.hosts together with network.outbound.allow",
-                            "the host names are brokered in the command's own network namespace, where a TCP port "
-                            "list would shut it out of the broker; write the ports on the names "
-                            "(api.example.com:8443) and drop the port list",
+    refusals.refuse_because("network.outbound.hosts without an allow-list together with network.outbound.allow",
+                            "the ports of the port list have no names to go onto, and a port list of Landlock's "
+                            "would shut the command out of the broker in its own network namespace; write "
+                            "hosts.allow with the names (api.example.com:443)",
                             *outbound->brokered);
   // What would take the command back onto the host's network past the
   // broker: joining the host's network namespace (setns needs CAP_SYS_ADMIN

@@ -151,6 +151,31 @@ void meet_hosts(std::optional<std::map<std::string, SourceRef>>& merged, std::ma
   merged = std::move(out);
 }
 
+// One document's TCP port list meets another's host names: each name keeps
+// the ports both allow (`tcp:443` and `api.example.com` give
+// `api.example.com:443`), and the ports go, since the broker, in the
+// command's own network namespace, is what enforces them (Landlock's port
+// list there would shut the command out of the broker). UDP goes too: the
+// namespace has no route for it. A deny-only `hosts` has no names to put
+// the ports on; check_lowerable.cpp refuses it.
+void ports_onto_hosts(NetworkRuleIR& rule) {
+  std::map<std::string, SourceRef> narrowed;
+  for (const auto& [text, from] : *rule.hosts) {
+    aasm::plan::HostPattern pattern = *aasm::plan::parse_host_pattern(text);
+    std::vector<uint16_t> ports;
+    if (pattern.port) ports.push_back(pattern.port);
+    else ports.assign(std::begin(aasm::plan::kWebPorts), std::end(aasm::plan::kWebPorts));
+    for (uint16_t port : ports) {
+      if (!rule.tcp_ports->count(port)) continue;
+      pattern.port = port;
+      narrowed.emplace(aasm::plan::host_pattern_text(pattern), from);
+    }
+  }
+  rule.hosts = std::move(narrowed);
+  rule.tcp_ports.reset();
+  rule.udp.reset();
+}
+
 std::optional<NetworkRuleIR> merge_direction(const std::vector<const PolicyDocument*>& docs,
                                              std::optional<NetworkRule> NetworkNode::*direction) {
   std::optional<NetworkRuleIR> merged;
@@ -181,6 +206,7 @@ std::optional<NetworkRuleIR> merge_direction(const std::vector<const PolicyDocum
     }
   }
   if (merged && merged->tcp_ports && all_allow_lists_have_udp) merged->udp = udp;
+  if (merged && !merged->none && merged->brokered && merged->tcp_ports && merged->hosts) ports_onto_hosts(*merged);
   return merged;
 }
 
