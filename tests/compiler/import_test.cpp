@@ -240,20 +240,46 @@ TEST_CASE("import: export --format oci then import --from oci answers as the pol
   CHECK(round_trips >= 10);
 }
 
-TEST_CASE("import: sandbox-runtime settings map to filesystem, network and ipc, host names reported for issue 27") {
+// The host lists of an imported policy's plan, as `aasmc show --json`
+// gives them (its `egress` key): {allow, deny}, each sorted. The policy
+// must compile; a plan without host lists has no `egress` key.
+std::pair<std::vector<std::string>, std::vector<std::string>> egress_of(const TempDir& dir, const std::string& policy) {
+  const std::string plan_path = dir / (std::filesystem::path(policy).stem().string() + ".plan");
+  const Run compiled = run({binary("AASMC"), "compile", policy, "-o", plan_path});
+  INFO("aasmc compile stderr: ", compiled.err);
+  REQUIRE(compiled.exit_code == 0);
+  const Run shown = run({binary("AASMC"), "show", plan_path, "--json"});
+  REQUIRE(shown.exit_code == 0);
+  const Json plan = Json::parse(shown.out);
+  if (!plan.contains("egress")) return {};
+  std::vector<std::string> allow = plan["egress"]["allow"], deny = plan["egress"]["deny"];
+  std::sort(allow.begin(), allow.end());
+  std::sort(deny.begin(), deny.end());
+  return {allow, deny};
+}
+
+using Patterns = std::vector<std::string>;
+
+TEST_CASE("import: sandbox-runtime settings map to filesystem, network hosts and ipc") {
   TempDir dir;
   const Run imported = import("srt", testdata("import/srt/readme-example.json"), dir / "srt.yaml");
   INFO("aasmc import stderr: ", imported.err);
   REQUIRE(imported.exit_code == 0);
   const std::string policy = read_file(dir / "srt.yaml");
   CHECK(contains(policy, "    write: {allow: [\"${CWD}\", \"${CWD}/src\", \"${CWD}/test\", \"/tmp\"]}\n"));
-  CHECK(contains(policy, "    outbound: none\n    bind: none\n"));
+  CHECK(contains(policy, "    outbound: {hosts: {allow: [\"github.com\", \"*.github.com\", \"lfs.github.com\", "
+                         "\"api.github.com\", \"npmjs.org\", \"*.npmjs.org\"], deny: [\"malicious.com\"]}}\n    bind: none\n"));
   CHECK(contains(policy, "    unix_sockets: {allow: [\"/var/run/docker.sock\"]}\n"));
-  CHECK(contains(imported.err, "readme-example.json:3:23: warning: network.allowedDomains: not-expressible: github.com"));
-  CHECK(contains(imported.err, "host names cannot be expressed yet (issue 27, host-name egress) [AASM0152]"));
+  // srt reaches an allowed host on every port, the broker on 80 and 443.
+  CHECK(contains(imported.err, "readme-example.json:3:23: warning: network.allowedDomains: tightened: "
+                               "network.outbound.hosts.allow [\"github.com\", "));
+  CHECK(contains(imported.err, "on ports 80 and 443 only"));
+  CHECK(!contains(imported.err, "issue 27"));
   CHECK(contains(imported.err, "readme-example.json:9:18: warning: filesystem.denyRead: not-expressible: ~/.ssh stays readable"));
   CHECK(contains(imported.err, "readme-example.json:11:19: warning: filesystem.denyWrite: not-expressible: .env stays writable"));
-  CHECK(run({binary("AASMC"), "compile", dir / "srt.yaml", "-o", dir / "srt.plan"}).exit_code == 0);
+  CHECK(egress_of(dir, dir / "srt.yaml") ==
+        std::pair{Patterns{"*.github.com", "*.npmjs.org", "api.github.com", "github.com", "lfs.github.com", "npmjs.org"},
+                  Patterns{"malicious.com"}});
 
   const Run quiet = import("srt", testdata("import/srt/no-network.json"), dir / "quiet.yaml", {"--json"});
   REQUIRE(quiet.exit_code == 0);
@@ -261,10 +287,42 @@ TEST_CASE("import: sandbox-runtime settings map to filesystem, network and ipc, 
   CHECK(report["schema"] == "aasm.dev/import/v1");
   CHECK(report["output"] == dir / "quiet.yaml");
   CHECK(report["policy"] == read_file(dir / "quiet.yaml"));
+  CHECK(contains(read_file(dir / "quiet.yaml"), "    outbound: none\n"));
   bool no_domain = false;
   for (const Json& note : report["report"])
     no_domain = no_domain || (note["element"] == "network.allowedDomains" && note["outcome"] == "carried");
   CHECK(no_domain);
+  CHECK(egress_of(dir, dir / "quiet.yaml") == std::pair<Patterns, Patterns>{});
+}
+
+TEST_CASE("import: srt domains become host patterns read by aasm's parser; an entry it refuses is reported at its element") {
+  TempDir dir;
+  const Run imported = import("srt", testdata("import/srt/domains.json"), dir / "domains.yaml");
+  INFO("aasmc import stderr: ", imported.err);
+  REQUIRE(imported.exit_code == 0);
+  // Lowercased and written once; *.d for the names beneath d, as in srt.
+  CHECK(contains(read_file(dir / "domains.yaml"),
+                 "    outbound: {hosts: {allow: [\"api.example.com\", \"*.example.com\", \"192.0.2.1\", \"localhost\", "
+                 "\"*.co.uk\"], deny: [\"secret.example.com\", \"*.internal.example.com\"]}}\n"));
+  CHECK(contains(imported.err, "domains.json:7:7: warning: network.allowedDomains: tightened: '*.com' would allow every "
+                               "name of a top-level domain; name the domain beneath it; left out, so not reachable [AASM0151]"));
+  CHECK(contains(imported.err, "domains.json:8:7: warning: network.allowedDomains: tightened: 'my_host.example.com' is not "
+                               "a host name"));
+  CHECK(egress_of(dir, dir / "domains.yaml") ==
+        std::pair{Patterns{"*.co.uk", "*.example.com", "192.0.2.1", "api.example.com", "localhost"},
+                  Patterns{"*.internal.example.com", "secret.example.com"}});
+
+  // A denial aasm cannot read would leave its host open: no network at all.
+  const Run denied = import("srt", testdata("import/srt/denied-unreadable.json"), dir / "denied.yaml");
+  INFO("aasmc import stderr: ", denied.err);
+  REQUIRE(denied.exit_code == 0);
+  CHECK(contains(read_file(dir / "denied.yaml"), "    outbound: none\n"));
+  CHECK(contains(denied.err, "denied-unreadable.json:4:23: warning: network.deniedDomains: tightened: 'bad_name.example.com' "
+                             "is not a host name"));
+  CHECK(contains(denied.err, "a denial the policy cannot hold would leave it open, so network.outbound is none [AASM0151]"));
+  CHECK(contains(denied.err, "denied-unreadable.json:3:23: warning: network.allowedDomains: tightened: network.outbound none: "
+                             "a deniedDomains entry cannot be carried"));
+  CHECK(egress_of(dir, dir / "denied.yaml") == std::pair<Patterns, Patterns>{});
 }
 
 TEST_CASE("import: a broken or hostile input is one file:line:col error and no output file") {
