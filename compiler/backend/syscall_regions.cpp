@@ -317,6 +317,13 @@ bool ArgRule::contains(const uint64_t (&values)[6]) const {
   return true;
 }
 
+std::optional<bool> condition_covers(const NormalizedCondition& wider, const NormalizedCondition& narrower) {
+  Budget budget;
+  const Cubes outside = difference(cubes_of(rules_of(narrower), budget), cubes_of(rules_of(wider), budget), budget);
+  if (budget.exceeded) return std::nullopt;
+  return outside.empty();
+}
+
 llvm::Expected<TargetAnswers> syscall_answers(const SyscallIR& ir, const Target& target) {
   TargetAnswers out;
   out.default_answer =

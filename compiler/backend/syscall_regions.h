@@ -18,9 +18,11 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "middle/condition_normalize.h"
 #include "middle/ir.h"
 #include "tables/targets.h"
 
@@ -64,5 +66,12 @@ inline constexpr size_t kMaxRegionCubes = 256;
 
 // Errors name the call whose regions are too large.
 llvm::Expected<TargetAnswers> syscall_answers(const SyscallIR& ir, const Target& target);
+
+// Whether `wider` holds wherever `narrower` does, exactly (the difference of
+// their cubes is empty), where condition_implies sees only a conjunct inside
+// one conjunct: the export's complement of a safe default is 33 cubes that
+// together, not one by one, cover `pid == 0 || new_limit == 0`. nullopt when
+// the cubes outgrow the working budget.
+std::optional<bool> condition_covers(const NormalizedCondition& wider, const NormalizedCondition& narrower);
 
 }  // namespace aasmc

@@ -11,8 +11,11 @@
 #include <map>
 #include <set>
 
+#include "backend/syscall_regions.h"
 #include "frontend/import_policy.h"
 #include "frontend/json_tree.h"
+#include "middle/condition_normalize.h"
+#include "middle/resolve_syscalls.h"
 #include "tables/errno_names.h"
 #include "tables/oci_names.h"
 #include "tables/syscall_groups.h"
@@ -219,6 +222,7 @@ std::string joined(const std::vector<std::string>& names) {
 struct Rule {
   std::string syscall, when, action;
   std::string from;  // the entry, for the comment above the rule
+  const YamlNode* at = nullptr;  // the entry, for a note about the rule
 };
 
 // The profile read entry by entry into an allow list and rules.
@@ -247,7 +251,10 @@ class ProfileImport {
       for (size_t i = 0; i < entries->items.size(); ++i)
         if (!entry(entries->items[i], "syscalls[" + std::to_string(i) + "]")) return false;
     }
-    if (!default_.allows) refuse_startup_calls(root);
+    if (!default_.allows) {
+      for (const std::string& name : std::set<std::string>(allowed_by_rule_)) fold_safe_default(name);
+      refuse_startup_calls(root);
+    }
     policy_.note(root, "the profile", ImportOutcome::kTightened,
                  "the plan adds the safe defaults every plan carries (docs/policy-language.md): x32 and foreign-"
                  "architecture calls killed, unknown numbers and clone3 ENOSYS, io_uring refused unless an allowlist "
@@ -424,11 +431,15 @@ class ProfileImport {
         if (action.allows) continue;  // refused everywhere, as the default refuses it
       }
       if (action.allows && whens.empty()) {
-        if (std::find(allowed_.begin(), allowed_.end(), name) == allowed_.end()) allowed_.push_back(name);
+        allow_name(name);
         continue;
       }
-      if (whens.empty()) rules_.push_back({name, "", action.text, where});
-      for (const std::string& when : whens) rules_.push_back({name, when, action.text, where});
+      if (whens.empty()) rules_.push_back({name, "", action.text, where, &node});
+      // A rule on a call the allowlist leaves out is ranked with the
+      // default, which wins at equal rank (EPERM over an exported ENOSYS):
+      // allow-listed, the call gets the rule's answer, as in the profile.
+      if (whens.empty() && !default_.allows && action.text != default_.text) allow_name(name);
+      for (const std::string& when : whens) rules_.push_back({name, when, action.text, where, &node});
       if (action.allows) allowed_by_rule_.insert(name);
     }
     const std::string targets = target_names(all);
@@ -459,6 +470,86 @@ class ProfileImport {
     else if (default_.text != action.text)
       policy_.note(node, where, ImportOutcome::kTightened,
                    joined(partial) + " answer " + default_.text + ", not " + action.text + hint);
+  }
+
+  void allow_name(const std::string& name) {
+    if (std::find(allowed_.begin(), allowed_.end(), name) == allowed_.end()) allowed_.push_back(name);
+  }
+
+  // The profile's allow rules for `name`, ORed.
+  std::string allowed_when(const std::string& name) const {
+    std::string out;
+    for (const Rule& rule : rules_)
+      if (rule.syscall == name && rule.action == "allow") out += (out.empty() ? "(" : " || (") + rule.when + ")";
+    return out;
+  }
+
+  // How the profile's allow rules for a call stand to what aasm's safe
+  // default leaves of it (`left`), on every target, by the exact cube
+  // difference the export itself cuts regions with.
+  enum class Cover { kExact, kWider, kNarrowerOrUnknown };
+  static Cover cover(const std::string& allowed, const std::string& left, const std::string& name,
+                     const std::vector<Target>& targets) {
+    bool exact = true;
+    for (const Target& target : targets) {
+      ConditionError error;
+      std::optional<NormalizedCondition> profile = compile_condition(allowed, name, target, error);
+      std::optional<NormalizedCondition> safe = compile_condition(left, name, target, error);
+      if (!profile || !safe || condition_covers(*profile, *safe) != true) return Cover::kNarrowerOrUnknown;
+      exact = exact && condition_covers(*safe, *profile) == true;
+    }
+    return exact ? Cover::kExact : Cover::kWider;
+  }
+
+  // A call the profile allows for some arguments, which a safe default of
+  // aasm's restricts in every policy (@foreign-limits: prlimit64 where pid
+  // != 0 && new_limit != 0). Imported as allow rules, those would narrow the
+  // safe default, and the export's own form of "allowed, with the safe
+  // default" (its complement, 33 masked entries) so passes libseccomp's 256
+  // alternatives. Where the rules allow exactly what the safe default
+  // leaves, and the profile refuses the rest as the safe default does, the
+  // call goes in the allow list and the safe default restricts it: the same
+  // answers. Where they allow more and narrowing does not compile, the same,
+  // tightened. Otherwise the rules stay (the compile names the call if it
+  // fails).
+  void fold_safe_default(const std::string& name) {
+    const std::vector<SafeDefaultRefusal> refusals = safe_default_refusals(name);
+    if (refusals.size() != 1 || !refusals[0].when) return;
+    const SafeDefaultRefusal& safe = refusals[0];
+    if (default_.text != "errno:" + errno_name(safe.errno_value)) return;
+    const std::string allowed = allowed_when(name), refused = safe.when->str(), left = "!(" + refused + ")";
+    const Cover how = cover(allowed, left, name, policy_.targets);
+    if (how == Cover::kNarrowerOrUnknown) return;
+    if (how == Cover::kWider && narrowing_compiles(refused, allowed, name)) return;
+    const auto first = std::find_if(rules_.begin(), rules_.end(),
+                                    [&](const Rule& r) { return r.syscall == name && r.action == "allow"; });
+    const YamlNode& at = *first->at;
+    const std::string where = first->from;
+    rules_.erase(std::remove_if(rules_.begin(), rules_.end(),
+                                [&](const Rule& r) { return r.syscall == name && r.action == "allow"; }),
+                 rules_.end());
+    allow_name(name);
+    allowed_outright_.insert(name);
+    allowed_by_rule_.erase(name);
+    const std::string as = name + " is in syscalls.allow, and aasm's safe default @" + safe.group.str() +
+                           " refuses it where " + refused + " (" + default_.text + ")";
+    if (how == Cover::kExact)
+      policy_.note(at, where, ImportOutcome::kCarried,
+                   as + ": the profile's entries allow exactly what that leaves (aasmc export's form of it)");
+    else
+      policy_.note(at, where, ImportOutcome::kTightened,
+                   as + ", where the profile allows it for some of those arguments too: narrowing the safe default "
+                        "by the profile's entries passes libseccomp's 256 alternatives");
+  }
+
+  // Whether the safe default narrowed by the allow rules, as the compiler
+  // writes it, is a condition libseccomp takes on every target.
+  bool narrowing_compiles(const std::string& refused, const std::string& allowed, const std::string& name) const {
+    for (const Target& target : policy_.targets) {
+      ConditionError error;
+      if (!compile_condition("(" + refused + ") && !(" + allowed + ")", name, target, error)) return false;
+    }
+    return true;
   }
 
   // aasm adds @startup to every allowlist; a member the profile does not

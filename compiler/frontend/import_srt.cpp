@@ -2,13 +2,14 @@
 // (@anthropic-ai/sandbox-runtime, `srt`; its schema is
 // src/sandbox/sandbox-config.ts, its semantics the README's "Configuration")
 // as an aasm filesystem, network and ipc node. docs/import.md has the
-// mapping; where srt's model (reads denied by exception, host names through
-// its proxies) has no kernel mechanism here, the note says so and the policy
-// is the stricter one.
+// mapping; where srt's model (reads denied by exception, every port of an
+// allowed domain) has no form here, the note says so and the policy is the
+// stricter one. Its domains are host patterns of network.outbound.hosts.
 #include <algorithm>
 
 #include "frontend/import_policy.h"
 #include "frontend/paths.h"
+#include "plan/host_pattern.h"
 
 namespace aasmc {
 namespace {
@@ -55,8 +56,10 @@ constexpr Unmapped kUnmappedTop[] = {
     {"allowPty", "a macOS-only setting of srt"},
 };
 constexpr Unmapped kUnmappedNetwork[] = {
-    {"httpProxyPort", "srt's own HTTP proxy, which filters by host name: no policy node until issue 27 lands"},
-    {"socksProxyPort", "srt's own SOCKS proxy, which filters by host name: no policy node until issue 27 lands"},
+    {"httpProxyPort", "an external HTTP proxy srt hands the traffic to, which filters by its own rules: a policy's "
+                      "hosts go through aasm's broker, which applies the domain lists itself"},
+    {"socksProxyPort", "an external SOCKS proxy srt hands the traffic to, which filters by its own rules: a policy's "
+                       "hosts go through aasm's broker, which applies the domain lists itself"},
 };
 
 class SettingsImport {
@@ -161,6 +164,66 @@ class SettingsImport {
                         "isolation.filesystem_view: true and add " + path->text() + " to filesystem.readonly");
   }
 
+  // srt's domain list as aasm host patterns, each read by the one parser of
+  // a pattern (plan/host_pattern.h); an entry aasm refuses is reported at
+  // its element with aasm's reason. The canonical spelling, each pattern once.
+  std::vector<std::string> host_patterns(const Strings& entries, const char* element, bool& refused) {
+    std::vector<std::string> out;
+    for (const auto& [text, at] : entries) {
+      const aasm::Result<aasm::plan::HostPattern> pattern = aasm::plan::parse_host_pattern(text);
+      if (!pattern) {
+        refused = true;
+        policy_.note(*at, element, ImportOutcome::kTightened, rejected_domain(element, pattern.error().message));
+        continue;
+      }
+      const std::string canonical = aasm::plan::host_pattern_text(*pattern);
+      if (std::find(out.begin(), out.end(), canonical) == out.end()) out.push_back(canonical);
+    }
+    return out;
+  }
+
+  // Why an entry aasm refuses leaves the policy stricter: an allowed one is
+  // left out; a denied one left out would open what srt closes, so no
+  // network at all.
+  static std::string rejected_domain(const std::string& element, const std::string& why) {
+    return element == "network.allowedDomains"
+               ? why + "; left out, so not reachable"
+               : why + "; a denial the policy cannot hold would leave it open, so network.outbound is none";
+  }
+
+  // allowedDomains and deniedDomains: srt's proxies let a request through
+  // when no denied pattern and some allowed one match its host (exact, or
+  // `*.d` for the names beneath d and not d itself, lowercase), on any port;
+  // an empty allow list is no network (src/sandbox/sandbox-manager.ts,
+  // filterNetworkRequest). aasm's broker decides the same on the web ports.
+  void read_domains(const YamlNode& allowed_node, const Strings& allowed, const YamlNode& denied_node,
+                    const Strings& denied) {
+    bool refused_allow = false, refused_deny = false;
+    allowed_hosts_ = host_patterns(allowed, "network.allowedDomains", refused_allow);
+    denied_hosts_ = host_patterns(denied, "network.deniedDomains", refused_deny);
+    if (allowed_hosts_.empty() || refused_deny) {
+      const bool none_asked = allowed.empty();
+      if (refused_deny) allowed_hosts_.clear();
+      policy_.note(allowed_node, "network.allowedDomains", none_asked ? ImportOutcome::kCarried : ImportOutcome::kTightened,
+                   none_asked ? "no domain: no network, network.outbound none"
+                   : refused_deny ? "network.outbound none: a deniedDomains entry cannot be carried (see it)"
+                                  : "network.outbound none: no entry is a host pattern aasm reads");
+      if (!denied.empty() && !refused_deny)
+        policy_.note(denied_node, "network.deniedDomains", ImportOutcome::kCarried, "unreachable: network.outbound is none");
+      return;
+    }
+    policy_.note(allowed_node, "network.allowedDomains", ImportOutcome::kTightened,
+                 "network.outbound.hosts.allow " + quoted_list(allowed_hosts_) +
+                     ", through aasm's broker (an HTTP proxy; HTTPS_PROXY, ALL_PROXY) on ports 80 and 443 only, where "
+                     "srt's proxies (HTTP and SOCKS5) reach an allowed host on every port: add HOST:PORT to hosts.allow "
+                     "for another; *.d is the names beneath d and not d itself in both (a name beneath it never reaches "
+                     "the host's loopback or link-local addresses here)");
+    if (!denied.empty())
+      policy_.note(denied_node, "network.deniedDomains", ImportOutcome::kCarried,
+                   "network.outbound.hosts.deny " + quoted_list(denied_hosts_) +
+                       ": every port, checked before the allow list, as srt does");
+  }
+
   bool read_network(const YamlNode& node) {
     if (!expect_object(node, "network", diags_) ||
         !check_keys(node, {"allowedDomains", "deniedDomains", "allowUnixSockets", "allowAllUnixSockets",
@@ -170,23 +233,7 @@ class SettingsImport {
     auto allowed = list(node, "allowedDomains", "network");
     auto denied = list(node, "deniedDomains", "network");
     if (!allowed || !denied) return false;
-    const YamlNode& allowed_node = *member(node, "allowedDomains");
-    if (allowed->empty()) {
-      policy_.note(allowed_node, "network.allowedDomains", ImportOutcome::kCarried,
-                   "no domain: no network, network.outbound none");
-    } else {
-      std::vector<std::string> names;
-      for (const auto& [name, at] : *allowed) names.push_back(name);
-      std::string list;
-      for (const std::string& name : names) list += (list.empty() ? "" : ", ") + name;
-      policy_.note(allowed_node, "network.allowedDomains", ImportOutcome::kNotExpressible,
-                   list + ": host names cannot be expressed yet (issue 27, host-name egress)");
-      policy_.note(allowed_node, "network.allowedDomains", ImportOutcome::kTightened,
-                   "network.outbound is none until they can: no connection at all, where srt reaches those hosts");
-    }
-    if (!denied->empty())
-      policy_.note(*member(node, "deniedDomains"), "network.deniedDomains", ImportOutcome::kCarried,
-                   "unreachable: network.outbound is none");
+    read_domains(*member(node, "allowedDomains"), *allowed, *member(node, "deniedDomains"), *denied);
     bool local_binding = false;
     if (const YamlNode* binding = member(node, "allowLocalBinding")) {
       auto value = bool_value(*binding, "network.allowLocalBinding", diags_);
@@ -194,7 +241,8 @@ class SettingsImport {
       local_binding = *value;
       policy_.note(*binding, "network.allowLocalBinding",
                    local_binding ? ImportOutcome::kTightened : ImportOutcome::kCarried,
-                   local_binding ? "network.bind stays none: a policy's bind has no loopback-only form"
+                   local_binding ? "network.bind stays none: srt lets the command listen on localhost only (its "
+                                   "Seatbelt rule; a policy's bind has no loopback-only form), so nothing listens"
                                  : "network.bind none");
     }
     note_unmapped(node, "network.", kUnmappedNetwork);
@@ -243,14 +291,23 @@ class SettingsImport {
     out.push_back("    write: {allow: " + quoted_list(writable) + "}");
     out.push_back("    execute: {allow: [\"/\"]}");
     out.push_back("  network:");
-    out.push_back("    outbound: none");
+    out.push_back("    outbound: " + outbound());
     out.push_back("    bind: none");
     out.push_back("  ipc:");
     out.push_back("    unix_sockets: " + unix_sockets_);
   }
 
+  // `none`, or the host lists: srt's network is its allowed domains only.
+  std::string outbound() const {
+    if (allowed_hosts_.empty()) return "none";
+    std::string hosts = "{allow: " + quoted_list(allowed_hosts_);
+    if (!denied_hosts_.empty()) hosts += ", deny: " + quoted_list(denied_hosts_);
+    return "{hosts: " + hosts + "}}";
+  }
+
   ImportedPolicy& policy_;
   Diagnostics& diags_;
+  std::vector<std::string> allowed_hosts_, denied_hosts_;
   std::vector<PathTemplate> writable_;
   std::string unix_sockets_ = "deny";
 };

@@ -306,6 +306,19 @@ std::optional<SyscallIR> resolve_syscalls(const std::optional<MergedSyscalls>& m
   return ir;
 }
 
+std::vector<SafeDefaultRefusal> safe_default_refusals(llvm::StringRef syscall) {
+  std::vector<SafeDefaultRefusal> out;
+  for (const SafeDefault& d : kSafeDefaults) {
+    if (d.with_execute_rules || d.named_call_opts_in) continue;
+    const SyscallGroup& group = *find_group(d.group);
+    for (const GroupMember& member : group.members)
+      if (member.syscall == syscall) out.push_back({d.group, d.errno_value, std::nullopt});
+    for (const GroupRule& rule : group.rules)
+      if (rule.syscall == syscall) out.push_back({d.group, d.errno_value, rule.when});
+  }
+  return out;
+}
+
 void add_safe_defaults(PolicyIR& ir, const std::optional<MergedSyscalls>& merged, const std::vector<Target>& targets,
                        Diagnostics& diags) {
   SyscallIR& syscalls = syscalls_or_empty_denylist(ir);

@@ -42,4 +42,16 @@ SyscallIR& syscalls_or_empty_denylist(PolicyIR& ir);
 void add_safe_defaults(PolicyIR& ir, const std::optional<MergedSyscalls>& merged, const std::vector<Target>& targets,
                        Diagnostics& diags);
 
+// What the safe defaults refuse of `syscall` in every policy that names it in
+// an allow list, only an `allow` rule for it lifting that (@foreign-limits:
+// prlimit64 where "pid != 0 && new_limit != 0"; those tied to
+// filesystem.execute are left out). For `aasmc import`, which must know what
+// "allowed, with aasm's safe default" leaves of a call.
+struct SafeDefaultRefusal {
+  llvm::StringRef group;
+  int errno_value;
+  std::optional<llvm::StringRef> when;  // nullopt: the whole call
+};
+std::vector<SafeDefaultRefusal> safe_default_refusals(llvm::StringRef syscall);
+
 }  // namespace aasmc
