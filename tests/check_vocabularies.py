@@ -58,7 +58,7 @@ ALLOWED = {
     ("compiler/frontend/parse_policy.cpp", "syscall"): "the key syscall: of a syscall rule",
     ("compiler/frontend/parse_policy.cpp", "namespaces"): "the key spec.isolation.namespaces",
     # aasmc import writes a policy document: its keys.
-    ("compiler/frontend/import_srt.cpp", "ipc"): "the key spec.ipc, in the document the import writes",
+    ("compiler/import/import_srt.cpp", "ipc"): "the key spec.ipc, in the document the import writes",
     ("compiler/middle/build_ir.cpp", "execute"): "the filesystem verb execute, a policy key",
     ("compiler/frontend/parse_policy.cpp", "filesystem_view"): "the key spec.isolation.filesystem_view",
     ("compiler/backend/view_lowering.cpp", "mount"): "the @mount group the view needs refused",

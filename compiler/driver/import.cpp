@@ -1,5 +1,5 @@
 // `aasmc import --from srt|oci FILE.json [-o POLICY.yaml]`: a policy users
-// already have as an aasm policy document (frontend/import_policy.h,
+// already have as an aasm policy document (import/import_policy.h,
 // docs/import.md). Every element of the input is reported: tightened and
 // not expressible ones as warnings (AASM0151, AASM0152) at their
 // file:line:col, every one in the document's comments and in --json. A
@@ -15,7 +15,7 @@
 #include "backend/plan_builder.h"
 #include "driver/cli.h"
 #include "driver/verbs.h"
-#include "frontend/import_policy.h"
+#include "import/import_policy.h"
 #include "frontend/json_tree.h"
 #include "frontend/parse_policy.h"
 #include "middle/build_ir.h"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The compiler's layers include only downwards (compiler/meson.build):
 
-  support, tables  <  frontend  <  middle  <  backend  <  driver
+  support, tables  <  frontend  <  middle  <  backend  <  import  <  driver
 
 and the AST and the IR stay backend-neutral: frontend/ and middle/ name no
 plan type (the backend maps their enums to the plan's); the frontend may take
@@ -30,6 +30,11 @@ ALLOWED = {
     # base/path_tree.h: when a path lies in a tree, decided once for the view's lowering and the launcher.
     "backend": {"backend", "middle", "frontend", "support", "tables", "crypto", "kernel", "plan", "aasm_version.h",
                 "base/path_tree.h"},
+    # import/: other sandboxes' policies (srt settings, OCI/moby profiles) read into the AST; it checks
+    # its output with the middle's and backend's arithmetic (an exported call's regions), so it sits
+    # above them, below the driver.
+    "import": {"import", "backend", "middle", "frontend", "support", "tables", "crypto", "kernel", "plan",
+               "base/canonical_json.h", "base/path_tree.h"},
     "driver": None,  # the top: anything
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

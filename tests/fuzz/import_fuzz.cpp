@@ -1,5 +1,5 @@
 // libFuzzer target for `aasmc import`: JSON bytes in, through the strict
-// reader (frontend/json_tree.h) and both importers (frontend/import_policy.h),
+// reader (frontend/json_tree.h) and both importers (import/import_policy.h),
 // as the driver runs them. Nothing may crash, leak or hang; a refusal always
 // says why, with a position; what is imported renders as a document.
 #include <llvm/Support/MemoryBuffer.h>
@@ -10,7 +10,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "frontend/import_policy.h"
+#include "import/import_policy.h"
 #include "frontend/json_tree.h"
 #include "support/diagnostics.h"
 #include "tables/targets.h"

@@ -1,4 +1,4 @@
-#include "frontend/import_policy.h"
+#include "import/import_policy.h"
 
 #include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/Path.h>

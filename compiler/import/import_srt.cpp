@@ -7,7 +7,7 @@
 // stricter one. Its domains are host patterns of network.outbound.hosts.
 #include <algorithm>
 
-#include "frontend/import_policy.h"
+#include "import/import_policy.h"
 #include "frontend/paths.h"
 #include "plan/host_pattern.h"
 

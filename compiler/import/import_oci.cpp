@@ -12,7 +12,7 @@
 #include <set>
 
 #include "backend/syscall_regions.h"
-#include "frontend/import_policy.h"
+#include "import/import_policy.h"
 #include "frontend/json_tree.h"
 #include "middle/condition_normalize.h"
 #include "middle/resolve_syscalls.h"
