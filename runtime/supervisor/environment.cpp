@@ -36,9 +36,10 @@ std::vector<std::string> build_environment(const plan::ProcessSettings* settings
 
 void point_at_broker(std::vector<std::string>& environment,
                      const std::vector<std::pair<std::string, std::string>>& variables) {
-  for (const auto& [name, value] : variables) {
-    std::erase_if(environment, [&](const std::string& v) { return v.starts_with(name + "="); });
-    environment.push_back(name + "=" + value);
+  for (const auto& variable : variables) {
+    const std::string prefix = variable.first + "=";
+    std::erase_if(environment, [&prefix](const std::string& v) { return v.starts_with(prefix); });
+    environment.push_back(prefix + variable.second);
   }
 }
 
