@@ -124,7 +124,8 @@ std::optional<std::vector<Target>> profile_targets(const YamlNode& root, const s
     if (std::any_of(named.begin(), named.end(), [&](const auto& n) { return n.first == target.oci_arch; }))
       targets.push_back(target);
   for (const auto& [name, node] : named) {
-    if (std::any_of(targets.begin(), targets.end(), [&](const Target& t) { return name == t.oci_arch; })) continue;
+    const std::string& arch = name;  // a lambda may not capture a structured binding (clang 14)
+    if (std::any_of(targets.begin(), targets.end(), [&arch](const Target& t) { return arch == t.oci_arch; })) continue;
     policy.note(*node, name, ImportOutcome::kNotExpressible,
                 "a policy is compiled for x86_64 and aarch64 (or those --arch names), not this architecture or its sub-architectures");
   }
