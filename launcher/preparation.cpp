@@ -304,22 +304,27 @@ Status bind_ruleset(Preparation& p, const Inputs& in) {
 // mount_view::prepare here, before the clone; the child only mounts.
 constexpr const char* kViewOwnFilesystems[] = {"/proc", "/tmp", "/dev/shm", "/dev/pts"};
 
-}  // namespace
-
-// Without CAP_SYS_ADMIN the child mounts in a user namespace of its own,
-// which is tried here for real, before anything runs: a sysctl, an AppArmor
-// policy, a container's seccomp filter or an exhausted count can each forbid
-// it, and only trying tells them all apart from a host that allows it.
-std::string view_unavailable() {
-  if (raw::syscall6(SYS_mount_setattr, -1, long(""), 0, 0, 0) == -ENOSYS)
-    return "the kernel has no mount_setattr (Linux 5.12 or later is needed)";
+// Without CAP_SYS_ADMIN, `what` (the view's mounts, the command's own
+// network) is made in a user namespace of its own, which is tried here for
+// real, before anything runs: a sysctl, an AppArmor policy, a container's
+// seccomp filter or an exhausted count can each forbid it, and only trying
+// tells them all apart from a host that allows it. "" where the host gives
+// one, else why not and the remedy.
+std::string user_namespace_unavailable(const char* what) {
   if (holds_sys_admin()) return "";
   const int error = namespaces::try_user_namespace(::geteuid(), ::getegid());
   if (!error) return "";
   const std::string setting = namespaces::user_namespace_restriction();
-  return std::string("without root (CAP_SYS_ADMIN) the view needs a user namespace, and this host refuses aasm-launch "
-                     "one (") +
+  return std::string("without root (CAP_SYS_ADMIN) ") + what + " needs a user namespace, and this host refuses aasm-launch one (" +
          std::strerror(error) + (setting.empty() ? "" : "; " + setting) + "); " + namespaces::kUserNamespaceRemedy;
+}
+
+}  // namespace
+
+std::string view_unavailable() {
+  if (raw::syscall6(SYS_mount_setattr, -1, long(""), 0, 0, 0) == -ENOSYS)
+    return "the kernel has no mount_setattr (Linux 5.12 or later is needed)";
+  return user_namespace_unavailable("the view");
 }
 
 namespace {
@@ -685,20 +690,14 @@ Status prepare_egress(Preparation& p, const Inputs&) {
                 "the command's process was made in a network namespace of its own, with loopback only, where the "
                 "broker's socket was listening before it started; every connection out went through the broker's "
                 "check of the plan's patterns"};
-  // Without CAP_SYS_ADMIN the namespace is made in a user namespace, tried
-  // here for real (view_unavailable says why): never the host's network.
-  if (!holds_sys_admin()) {
-    if (const int error = namespaces::try_user_namespace(::geteuid(), ::getegid())) {
-      const std::string setting = namespaces::user_namespace_restriction();
-      c.achievable = ControlLevel::kRefused;
-      c.why = std::string("without root (CAP_SYS_ADMIN) the command's own network namespace needs a user namespace, "
-                          "and this host refuses aasm-launch one (") +
-              std::strerror(error) + (setting.empty() ? "" : "; " + setting) + "); " + namespaces::kUserNamespaceRemedy;
-      p.report.controls.push_back(c);
-      return refusal(Control::kNetworkHosts, c.why);
-    }
-    plan.process->namespaces |= plan::kNamespaceUser;  // the reader checked the section is there
+  // Never the host's network: without a namespace of its own, no launch.
+  if (std::string missing = user_namespace_unavailable("the command's own network namespace"); !missing.empty()) {
+    c.achievable = ControlLevel::kRefused;
+    c.why = std::move(missing);
+    p.report.controls.push_back(c);
+    return refusal(Control::kNetworkHosts, c.why);
   }
+  if (!holds_sys_admin()) plan.process->namespaces |= plan::kNamespaceUser;  // the reader checked the section is there
   p.report.controls.push_back(std::move(c));
   return Ok{};
 }
