@@ -100,6 +100,21 @@ def certificate(root):
     return cert, key
 
 
+def serve_directory(directory, tls=None):
+    """`directory` served on 127.0.0.1 (a free port), over HTTPS with `tls`
+    (certificate, key), quietly, until shutdown()."""
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+    server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), functools.partial(Quiet, directory=directory))
+    if tls:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(*tls)
+        server.socket = context.wrap_socket(server.socket, server_side=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
 def serve_repository(root, tls=None):
     """A bare repository served by dumb HTTP on 127.0.0.1 (a free port)."""
     source = os.path.join(root, 'source')
@@ -113,17 +128,7 @@ def serve_repository(root, tls=None):
     bare = os.path.join(root, 'served', 'repo.git')
     run(['git', 'clone', '-q', '--bare', source, bare], check=True)
     run(['git', '-C', bare, 'update-server-info'], check=True)
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-    handler = functools.partial(Quiet, directory=os.path.join(root, 'served'))
-    server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), handler)
-    if tls:
-        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        context.load_cert_chain(*tls)
-        server.socket = context.wrap_socket(server.socket, server_side=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server
+    return serve_directory(os.path.join(root, 'served'), tls)
 
 
 def git_clone(aasmc, launcher, uid, scheme):
@@ -174,27 +179,19 @@ def pip_download(aasmc, launcher, uid, venv):
         os.chmod(root, 0o755)
         work = os.path.join(root, 'work')
         os.makedirs(work)
-        cert, key = certificate(work)
+        tls = certificate(work)
         os.chown(work, uid, uid)
         project = os.path.join(root, 'served', 'simple', 'aasm-probe-pkg')
         os.makedirs(project)
         name = wheel(project)
         with open(os.path.join(project, 'index.html'), 'w') as f:
             f.write(f'<!DOCTYPE html><html><body><a href="{name}">{name}</a></body></html>\n')
-
-        class Quiet(http.server.SimpleHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-        server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), functools.partial(Quiet, directory=os.path.join(root, 'served')))
-        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        context.load_cert_chain(cert, key)
-        server.socket = context.wrap_socket(server.socket, server_side=True)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
+        server = serve_directory(os.path.join(root, 'served'), tls)
         port = server.server_address[1]
         listed = compile_plan(aasmc, work, 'listed', f'["localhost:{port}"]', [venv])
         other = compile_plan(aasmc, work, 'other', '["pypi.example.org"]', [venv])
         pip = [os.path.join(venv, 'bin', 'pip'), 'download', '--no-cache-dir', '--disable-pip-version-check',
-               '--index-url', f'https://localhost:{port}/simple/', '--cert', cert, '-d', os.path.join(work, 'got'),
+               '--index-url', f'https://localhost:{port}/simple/', '--cert', tls[0], '-d', os.path.join(work, 'got'),
                'aasm-probe-pkg']
         done = under(launcher, listed, uid, pip, work)
         if done.returncode or not os.path.exists(os.path.join(work, 'got', name)):
