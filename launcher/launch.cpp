@@ -427,7 +427,7 @@ void say_last(const std::string& text) {
 void record_egress(const egress::Broker& broker, denials::Log& log, std::vector<std::string>& events) {
   const std::string control = std::string(control_name(Control::kNetworkHosts)) + " (brokered): ";
   for (const egress::HostTally& t : broker.tallies()) {
-    const std::string host = t.host + ":" + std::to_string(t.port);
+    const std::string host = plan::host_port_text(t.host, t.port);
     if (!t.allowed) {
       for (uint64_t i = 0; i < t.connections; ++i)
         log.add({denials::Layer::kBroker, denials::Witness::kBroker, -1, 0, 0, 0, t.host, t.port, ""});

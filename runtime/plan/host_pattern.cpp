@@ -142,13 +142,15 @@ Result<HostPattern> parse_host_pattern(std::string_view text) {
   return pattern;
 }
 
-std::string host_pattern_text(const HostPattern& pattern) {
-  std::string out = pattern.kind == HostPattern::Kind::kSuffix ? "*." + pattern.host
-                    : pattern.kind == HostPattern::Kind::kAddress && pattern.host.find(':') != std::string::npos
-                        ? "[" + pattern.host + "]"
-                        : pattern.host;
-  if (pattern.port) out += ":" + std::to_string(pattern.port);
+std::string host_port_text(std::string_view host, uint16_t port) {
+  std::string out = host.find(':') != std::string_view::npos ? "[" + std::string(host) + "]" : std::string(host);
+  if (port) out += ":" + std::to_string(port);
   return out;
+}
+
+std::string host_pattern_text(const HostPattern& pattern) {
+  return pattern.kind == HostPattern::Kind::kSuffix ? "*." + host_port_text(pattern.host, pattern.port)
+                                                    : host_port_text(pattern.host, pattern.port);
 }
 
 Result<HostRequest> parse_host_request(std::string_view authority, uint16_t default_port) {

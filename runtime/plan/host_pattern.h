@@ -44,6 +44,10 @@ struct HostRequest {
   bool address = false;  // host is an IPv4 or IPv6 literal, in inet_ntop's spelling
   uint16_t port = 0;
 };
+// "host:port" as a client writes it, an IPv6 address in brackets; without
+// ":port" where port is 0.
+std::string host_port_text(std::string_view host, uint16_t port);
+
 // The request a client's "host:port" (or "[v6]:port") names, or why it names
 // none. Whatever inet_aton reads as IPv4 ("127.1", "0x7f.0.0.1",
 // "2130706433") is an address, in dotted form: the resolver would read it so.

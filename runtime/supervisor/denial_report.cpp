@@ -207,7 +207,7 @@ class Join {
   // A host the broker refused: each document whose allow-list does not list
   // it (`hosts` written as a list or as hosts.allow), and each deny entry of it.
   void broker() {
-    const std::string host = d_.port == 80 || d_.port == 443 ? d_.path : d_.path + ":" + std::to_string(d_.port);
+    const std::string host = plan::host_port_text(d_.path, d_.port == 80 || d_.port == 443 ? 0 : d_.port);
     const std::string widens = "the network: " + host;
     const Result<plan::HostRequest> request = plan::parse_host_request(host, d_.port);
     const auto matches = [&](const ProvenanceEntry& e) {
@@ -340,7 +340,7 @@ std::string describe(const Denial& d, const Explanation& e) {
     return text;
   }
   for (const std::string& right : e.rights) text += (text.empty() ? "" : ",") + right;
-  if (d.layer == Layer::kBroker) return "broker refused " + d.path + ":" + std::to_string(d.port) + " -> HTTP 403";
+  if (d.layer == Layer::kBroker) return "broker refused " + plan::host_port_text(d.path, d.port) + " -> HTTP 403, SOCKS5 reply 2";
   if (d.layer == Layer::kLandlockNet) text += " port " + std::to_string(d.port);
   if (!e.path.empty()) text += " " + e.path;
   return d.error ? text + " -> " + errno_name(d.error) : text;

@@ -2,7 +2,8 @@
 // a network namespace of its own with loopback only, where the child made
 // the broker's listening socket (127.0.0.1:kBrokerPort) before it confined
 // itself; the supervisor serves that socket from the host's namespace. It
-// speaks HTTP CONNECT and plain HTTP proxying, resolves names itself, and
+// speaks HTTP CONNECT, plain HTTP proxying and SOCKS5 CONNECT (socks5.h) on
+// the one port, resolves names itself, and
 // connects only where the plan's patterns allow: one client connection, one
 // upstream connection, to the one checked host, so nothing sent on it can
 // reach a second host. It holds no other privilege than the supervisor's

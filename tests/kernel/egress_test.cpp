@@ -84,6 +84,9 @@ class HttpServer {
 //   raw HOST:PORT|B   the bytes B (\r\n written as such) to the broker as they are
 //   resolve NAME:0    the command's own name lookup
 //   family N          a stream socket of address family N, made and closed
+//   socks HOST:PORT   SOCKS5 CONNECT to the broker (a name, or an address as
+//                     such), then a GET through it; socks-bind and socks-auth:
+//                     a BIND request, a greeting that offers only a password
 constexpr const char* kClient = R"PY(
 import os, socket, sys, urllib.request, urllib.error
 for name in ("no_proxy", "NO_PROXY"):
@@ -103,6 +106,25 @@ def attempt(kind, target):
             return "raw " + s.recv(4096).split(b"\r\n")[0].decode()
         if kind == "resolve":
             return "resolved " + socket.getaddrinfo(target.rsplit(":", 1)[0], None)[0][4][0]
+        if kind.startswith("socks"):
+            s = socket.create_connection(("127.0.0.1", 3128), timeout=10)
+            s.sendall(b"\x05\x01\x02" if kind == "socks-auth" else b"\x05\x01\x00")
+            chosen = s.recv(2)
+            if chosen != b"\x05\x00":
+                return "socks method " + chosen.hex()
+            if host.startswith("["):
+                address = b"\x04" + socket.inet_pton(socket.AF_INET6, host[1:-1])
+            elif host.replace(".", "").isdigit():
+                address = b"\x01" + socket.inet_aton(host)
+            else:
+                address = b"\x03" + bytes([len(host)]) + host.encode()
+            command = b"\x02" if kind == "socks-bind" else b"\x01"
+            s.sendall(b"\x05" + command + b"\x00" + address + int(port).to_bytes(2, "big"))
+            answer = s.recv(10)
+            if answer[1] != 0:
+                return "socks reply %d" % answer[1]
+            s.sendall(b"GET /socks HTTP/1.0\r\n\r\n")
+            return "socks " + s.recv(4096).split(b"\r\n\r\n", 1)[-1].decode()
         if kind == "tunnel":
             s = socket.create_connection(("127.0.0.1", 3128), timeout=10)
             s.sendall(("CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n" % (target, target)).encode())
@@ -176,6 +198,31 @@ TEST_CASE("egress: an allowed name goes through the broker; another name, an add
   CHECK(contains(r.err, "remove *.denied.test from network.outbound.hosts.deny"));
   CHECK(contains(r.err, "broker refused 127.0.0.1:" + port));
   CHECK(contains(r.err, "network_hosts (brokered): allowed localhost:" + port + ", 2 connections"));
+}
+
+TEST_CASE("egress: SOCKS5 to an allowed name goes through; another name, an address, BIND and a password-only client are refused") {
+  HttpServer server;
+  const std::string port = std::to_string(server.port());
+  TempDir dir;
+  const std::string plan = compile_spec(dir, "hosts", spec("[\"localhost:" + port + "\"]"));
+  const std::string allowed = "socks localhost:" + port;  // the control: the same request, a listed name
+  const std::string other_name = "socks other.test:" + port;
+  const std::string address = "socks 127.0.0.1:" + port;
+  const std::string v6_address = "socks [::1]:" + port;
+  const std::string bind = "socks-bind localhost:" + port;
+  const std::string password = "socks-auth localhost:" + port;
+  const Run r = client(plan, dir, {allowed, other_name, address, v6_address, bind, password});
+  INFO("stderr: ", r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == line(allowed, "socks hello /socks") + line(other_name, "socks reply 2") + line(address, "socks reply 2") +
+                     line(v6_address, "socks reply 2") + line(bind, "socks reply 7") + line(password, "socks method 05ff"));
+  const std::vector<std::string> heads = server.heads();
+  REQUIRE(heads.size() == 1);
+  CHECK(heads[0].rfind("GET /socks HTTP/1.0\r\n", 0) == 0);
+  CHECK(contains(r.err, "broker refused other.test:" + port + " -> HTTP 403, SOCKS5 reply 2"));
+  CHECK(contains(r.err, "broker refused 127.0.0.1:" + port));
+  CHECK(contains(r.err, "broker refused [::1]:" + port));
+  CHECK(contains(r.err, "network_hosts (brokered): allowed localhost:" + port + ", 1 connection"));
 }
 
 TEST_CASE("egress: past the proxy variables there is no route out; without the broker's plan the same connects go through") {

@@ -97,6 +97,23 @@ TEST_CASE("host requests: every IPv4 spelling the resolver reads is an address")
   CHECK(request("Example.COM.").host == "example.com");
   CHECK(request("example.com", 80).port == 80);
   CHECK(!aasm::plan::parse_host_request("exa mple.com", 443));
+  // What a SOCKS5 client may put in its one-byte-length name: no port, no
+  // second host, no byte a name does not have.
+  for (const std::string& name : {std::string("example.com:80:443"), std::string("a\0b.com", 7), std::string("a b"),
+                                  std::string("example.com/x"), std::string("[::1")}) {
+    INFO(name);
+    CHECK(!aasm::plan::parse_host_request(name + ":443", 443));
+  }
+}
+
+TEST_CASE("host requests: written back as a client writes them, IPv6 in brackets, each read back the same") {
+  using aasm::plan::host_port_text;
+  CHECK(host_port_text("::1", 8080) == "[::1]:8080");
+  CHECK(host_port_text("::1", 0) == "[::1]");
+  CHECK(host_port_text("127.0.0.1", 443) == "127.0.0.1:443");
+  CHECK(host_port_text("example.com", 0) == "example.com");
+  for (const char* text : {"[2001:db8::1]:8443", "192.0.2.1:80", "api.example.com:443"})
+    CHECK(host_port_text(request(text).host, request(text).port) == text);
 }
 
 TEST_CASE("host matching: names, suffixes beneath their domain, addresses as addresses, ports") {
