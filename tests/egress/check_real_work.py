@@ -131,7 +131,8 @@ def serve_repository(root, tls=None):
     return serve_directory(os.path.join(root, 'served'), tls)
 
 
-def git_clone(aasmc, launcher, uid, scheme):
+def git_clone(aasmc, launcher, uid, scheme, proxy=None):
+    """git clone through the broker: by the proxy variables, or by `proxy` (socks5h://) in git's own setting."""
     with tempfile.TemporaryDirectory(prefix='aasm-egress-git-') as root:
         os.chmod(root, 0o755)
         work = os.path.join(root, 'work')
@@ -144,19 +145,21 @@ def git_clone(aasmc, launcher, uid, scheme):
         listed = compile_plan(aasmc, work, 'listed', f'["localhost:{port}"]')
         other = compile_plan(aasmc, work, 'other', '["git.example.org"]')
         env = dict(os.environ, GIT_SSL_CAINFO=tls[0]) if tls else None
-        done = under(launcher, listed, uid, ['/usr/bin/git', 'clone', '-q', url, 'clone'], work, env)
+        git = ['/usr/bin/git'] + (['-c', f'http.proxy={proxy}'] if proxy else [])
+        via = f'through the broker by {proxy}' if proxy else 'through the broker'
+        done = under(launcher, listed, uid, git + ['clone', '-q', url, 'clone'], work, env)
         readme = os.path.join(work, 'clone', 'README')
         if done.returncode or not os.path.exists(readme):
-            fail(f'uid {uid}: git clone {url} through the broker: exit {done.returncode}: {done.stderr.strip()}')
+            fail(f'uid {uid}: git clone {url} {via}: exit {done.returncode}: {done.stderr.strip()}')
         elif 'network_hosts (brokered): allowed localhost:' not in done.stderr:
             fail(f'uid {uid}: git clone: no broker event for localhost: {done.stderr.strip()}')
         else:
-            print(f'ok: uid {uid}: git clone {url} through the broker', flush=True)
-        done = under(launcher, other, uid, ['/usr/bin/git', 'clone', '-q', url, 'clone2'], work, env)
+            print(f'ok: uid {uid}: git clone {url} {via}', flush=True)
+        done = under(launcher, other, uid, git + ['clone', '-q', url, 'clone2'], work, env)
         if done.returncode == 0 or f'broker refused localhost:{port} -> HTTP 403' not in done.stderr:
             fail(f'uid {uid}: git clone with localhost not listed: exit {done.returncode}: {done.stderr.strip()}')
         else:
-            print(f'ok: uid {uid}: git clone refused, the denial names localhost:{port}', flush=True)
+            print(f'ok: uid {uid}: git clone {via} refused, the denial names localhost:{port}', flush=True)
         server.shutdown()
 
 
@@ -244,6 +247,7 @@ def main():
     for uid in (0, NOBODY):
         for scheme in ('http', 'https'):
             git_clone(aasmc, launcher, uid, scheme)
+        git_clone(aasmc, launcher, uid, 'https', proxy='socks5h://127.0.0.1:3128')
     with tempfile.TemporaryDirectory(prefix='aasm-egress-venv-') as scratch:
         os.chmod(scratch, 0o755)
         venv = os.path.join(scratch, 'venv')

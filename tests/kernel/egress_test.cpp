@@ -81,6 +81,7 @@ class HttpServer {
 //   tunnel HOST:PORT  CONNECT to the broker, then a GET through the tunnel
 //   tcp HOST:PORT     a direct TCP connect, past the proxy variables
 //   udp HOST:PORT     a UDP connect (sends nothing): is there a route?
+//   icmp HOST:0       the same with a raw ICMP socket
 //   raw HOST:PORT|B   the bytes B (\r\n written as such) to the broker as they are
 //   resolve NAME:0    the command's own name lookup
 //   family N          a stream socket of address family N, made and closed
@@ -133,7 +134,10 @@ def attempt(kind, target):
                 return status
             s.sendall(b"GET /tunnelled HTTP/1.0\r\n\r\n")
             return "tunnel " + s.recv(4096).split(b"\r\n\r\n", 1)[-1].decode()
-        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM if kind == "tcp" else socket.SOCK_DGRAM)
+        if kind == "icmp":
+            s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)
+        else:
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM if kind == "tcp" else socket.SOCK_DGRAM)
         s.settimeout(10)
         s.connect((host, int(port)))
         return "connected"
@@ -234,12 +238,16 @@ TEST_CASE("egress: past the proxy variables there is no route out; without the b
   // The host's loopback is not the command's: nothing listens there. No
   // address outside it has a route.
   const std::string tcp_out = "tcp 192.0.2.1:443";
-  const Run confined = client(plan, dir, {host_service, udp_out, tcp_out});
+  // A raw socket: refused at socket() (no CAP_NET_RAW), or without a route.
+  const std::string raw_out = "icmp 192.0.2.1:0";
+  const Run confined = client(plan, dir, {host_service, udp_out, tcp_out, raw_out});
   INFO("stderr: ", confined.err);
   CHECK(confined.exit_code == 0);
-  CHECK(confined.out == line(host_service, "errno " + std::to_string(ECONNREFUSED)) +
-                            line(udp_out, "errno " + std::to_string(ENETUNREACH)) +
-                            line(tcp_out, "errno " + std::to_string(ENETUNREACH)));
+  const std::string routes = line(host_service, "errno " + std::to_string(ECONNREFUSED)) +
+                             line(udp_out, "errno " + std::to_string(ENETUNREACH)) +
+                             line(tcp_out, "errno " + std::to_string(ENETUNREACH));
+  CHECK((confined.out == routes + line(raw_out, "errno " + std::to_string(EPERM)) ||
+         confined.out == routes + line(raw_out, "errno " + std::to_string(ENETUNREACH))));
   CHECK(server.heads().empty());
   // The control: the same client under the same filesystem, no hosts.
   const std::string open = compile_spec(dir, "open", spec(""));
