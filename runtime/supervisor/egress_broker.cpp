@@ -15,6 +15,7 @@
 #include <string_view>
 #include <thread>
 
+#include "supervisor/socket_io.h"
 #include "supervisor/socks5.h"
 
 namespace aasm::egress {
@@ -25,16 +26,6 @@ constexpr int kConnectTimeoutMs = 15'000;  // an upstream that never answers the
 constexpr size_t kRelayBuffer = 1024 * 1024;  // a pipe of this size: fewer splices per MiB
 
 std::string proxy_url() { return "http://127.0.0.1:" + std::to_string(plan::kBrokerPort); }
-
-bool write_all(int fd, std::string_view data) {
-  while (!data.empty()) {
-    const ssize_t n = ::send(fd, data.data(), data.size(), MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    data.remove_prefix(size_t(n));
-  }
-  return true;
-}
 
 void answer(int client, const char* status, const std::string& why) {
   write_all(client, std::string("HTTP/1.1 ") + status + "\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\naasm: " +

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "supervisor/socket_io.h"
+
 namespace aasm::egress::socks5 {
 namespace {
 
@@ -29,12 +31,8 @@ bool read_exact(int fd, uint8_t* out, size_t n, int timeout_ms) {
   return true;
 }
 
-bool send_bytes(int fd, const std::string& data) {
-  return ::send(fd, data.data(), data.size(), MSG_NOSIGNAL) == ssize_t(data.size());
-}
-
 Error refuse(int client, Reply code, std::string why) {
-  send_bytes(client, reply(code));
+  write_all(client, reply(code));
   return make_error(std::move(why));
 }
 
@@ -50,10 +48,10 @@ Result<std::string> read_connect(int client, int timeout_ms) {
       !read_exact(client, methods, greeting[1], timeout_ms))
     return make_error("no complete SOCKS5 greeting");
   if (std::find(methods, methods + greeting[1], kNoAuthentication) == methods + greeting[1]) {
-    send_bytes(client, std::string{char(kVersion), char(kNoAcceptableMethod)});
+    write_all(client, std::string{char(kVersion), char(kNoAcceptableMethod)});
     return make_error("a SOCKS5 client that offers no method without authentication");
   }
-  if (!send_bytes(client, std::string{char(kVersion), char(kNoAuthentication)})) return make_error("the client left");
+  if (!write_all(client, std::string{char(kVersion), char(kNoAuthentication)})) return make_error("the client left");
   uint8_t request[4];
   if (!read_exact(client, request, 4, timeout_ms) || request[0] != kVersion)
     return make_error("no complete SOCKS5 request");
